@@ -1,0 +1,56 @@
+# The commands people type. Maven does the building; this file only picks a JDK
+# and wraps it. See README.md.
+SHELL := /bin/bash
+
+JAVA_HOME := $(shell scripts/java-home)
+ifeq ($(JAVA_HOME),)
+$(error no JDK >= 21 found; see scripts/java-home)
+endif
+export JAVA_HOME
+export PATH := $(JAVA_HOME)/bin:$(PATH)
+JAVA_MAJOR := $(shell $(JAVA_HOME)/bin/java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+# Maven 3.8 itself uses sun.misc.Unsafe, which JDK 24+ warns about on every run.
+ifeq ($(shell [ "$(JAVA_MAJOR)" -ge 24 ] && echo yes),yes)
+export MAVEN_OPTS := --sun-misc-unsafe-memory-access=allow $(MAVEN_OPTS)
+endif
+
+MVN := mvn -B -ntp -Dstyle.color=never
+JVM_OPTS ?= --enable-native-access=ALL-UNNAMED
+PORT ?= 8080
+CP_FILE := target/classpath.txt
+SOURCES := pom.xml $(shell find src/main/java -name '*.java' 2>/dev/null)
+
+.PHONY: run test repl jar classpath clean
+
+# The runtime class path: Clojure sources first (edits need no rebuild), then
+# the compiled kernel, then the dependencies.
+$(CP_FILE): $(SOURCES)
+	@$(MVN) -q compile dependency:build-classpath -Dmdep.includeScope=runtime \
+	  -Dmdep.outputFile=$(CP_FILE).deps >&2
+	@echo "src/main/clojure:target/classes:$$(cat $(CP_FILE).deps)" > $(CP_FILE)
+
+classpath: $(CP_FILE)
+	@cat $(CP_FILE)
+
+run: $(CP_FILE)
+	java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT)
+
+repl: $(CP_FILE)
+	@if command -v rlwrap >/dev/null; then wrap=rlwrap; fi; \
+	$$wrap java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples:src/test/clojure" clojure.main -r
+
+# NS=a.b-test,c.d-test runs only those Clojure namespaces.
+# Maven 3.8 prints stray colour codes even in batch mode; sed strips them.
+test:
+	@scripts/install-test-tools
+	@set -o pipefail; rc=0; \
+	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest) 2>&1 \
+	  | sed -u 's/\x1b\[[0-9;]*m//g' || rc=$$?; \
+	scripts/test-summary; exit $$rc
+
+jar:
+	$(MVN) -q package -DskipTests
+	@ls target/*.jar
+
+clean:
+	$(MVN) -q clean

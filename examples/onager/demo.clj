@@ -1,0 +1,155 @@
+(ns onager.demo
+  "The demo server that `make run` starts, and the app the benchmarks drive.
+
+    /plaintext        \"Hello, World!\" (TechEmpower plaintext)
+    /json             {\"message\":\"Hello, World!\"}, serialised per request (TechEmpower JSON)
+    /echo             the request body, streamed back as it arrives
+    /sleep?ms=N       answers after a blocking Thread/sleep of N ms (at most 60000)
+    /stream?n=N       N lines as a lazy seq, sent chunked, one flush per line
+    /download?size=N  N bytes from an InputStream that makes them as it goes
+    /upload           reads the request body; answers its length and CRC-32
+    /static/...       files under the static folder, as File bodies (sendfile)
+
+  Run: clojure -m onager.demo [--port 8080] [--mode virtual|event-loop|worker]
+                               [--async] [--static DIR]"
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [onager.server :as server])
+  (:import [com.fasterxml.jackson.databind ObjectMapper]
+           [java.io File InputStream]
+           [java.net URLDecoder]
+           [java.nio.charset StandardCharsets]
+           [java.util.concurrent Executors ScheduledExecutorService ThreadFactory TimeUnit]
+           [java.util.zip CRC32]))
+
+(set! *warn-on-reflection* true)
+
+(def ^:private ^ObjectMapper mapper (ObjectMapper.))
+
+(def ^:private max-sleep-ms 60000)
+
+(defn- query-param
+  "The first value of `name` in the query string, URL-decoded, or nil."
+  [request name]
+  (when-let [q (:query-string request)]
+    (some (fn [pair]
+            (let [[k v] (str/split pair #"=" 2)]
+              (when (= k name) (URLDecoder/decode (str v) StandardCharsets/UTF_8))))
+          (str/split q #"&"))))
+
+(defn- long-param [request name default]
+  (or (some-> (query-param request name) parse-long) default))
+
+(defn- text [status body]
+  {:status status :headers {"Content-Type" "text/plain; charset=utf-8"} :body body})
+
+(def ^:private ^"[B" pattern
+  "The alphabet, repeated: the byte at offset k of a /download body is a + k mod 26."
+  (byte-array (map #(+ 97 (mod % 26)) (range (* 26 2048)))))
+
+(defn- generated-stream
+  "An InputStream of `size` bytes (the repeating alphabet), made as it is read."
+  ^InputStream [^long size]
+  (let [pos (volatile! 0)]
+    (proxy [InputStream] []
+      (read
+        ([] (let [k (long @pos)]
+              (if (< k size) (do (vreset! pos (inc k)) (+ 97 (mod k 26))) -1)))
+        ([^bytes buf off len]
+         (let [k (long @pos)
+               n (min (long len) (- size k) (- (alength pattern) 26))]
+           (if (<= n 0)
+             (if (zero? (long len)) 0 -1)
+             (do (System/arraycopy pattern (mod k 26) buf off n)
+                 (vreset! pos (+ k n))
+                 (int n)))))))))
+
+(defn- upload-summary [^InputStream in]
+  (let [crc (CRC32.)
+        buf (byte-array 65536)]
+    (loop [total 0]
+      (let [n (.read in buf)]
+        (if (neg? n)
+          (text 200 (str total " bytes, crc32 " (Long/toHexString (.getValue crc)) "\n"))
+          (do (.update crc buf 0 n) (recur (+ total n))))))))
+
+(defn- static-file
+  "The file under `root` that `path` names, or nil when there is none or the path
+  tries to leave `root`."
+  ^File [^File root ^String path]
+  (let [base (.getCanonicalFile root)
+        file (.getCanonicalFile (io/file base (str/replace path #"^/+" "")))]
+    (when (and (.startsWith (.toPath file) (.toPath base)) (.isFile file))
+      file)))
+
+(defn handler
+  "The demo's Ring handler, for `static-root` (a File)."
+  [^File static-root]
+  (fn [request]
+    (let [uri ^String (:uri request)]
+      (cond
+        (= uri "/plaintext") (text 200 "Hello, World!")
+        (= uri "/json") {:status 200
+                         :headers {"Content-Type" "application/json"}
+                         :body (.writeValueAsBytes mapper {"message" "Hello, World!"})}
+        (= uri "/echo") {:status 200
+                         :headers {"Content-Type" (get-in request [:headers "content-type"]
+                                                          "application/octet-stream")}
+                         :body (:body request)}
+        (= uri "/sleep") (let [ms (long (min max-sleep-ms (max 0 (long-param request "ms" 50))))]
+                           (Thread/sleep ms)
+                           (text 200 (str "slept " ms " ms\n")))
+        (= uri "/stream") (text 200 (map #(str "line " % "\n") (range (long-param request "n" 10))))
+        (= uri "/download") {:status 200
+                             :headers {"Content-Type" "application/octet-stream"}
+                             :body (generated-stream (max 0 (long-param request "size" 1048576)))}
+        (= uri "/upload") (upload-summary (:body request))
+        (= uri "/") (text 200 "Onager demo: see /static/index.html\n")
+        (str/starts-with? uri "/static/") (if-let [f (static-file static-root (subs uri (count "/static/")))]
+                                            {:status 200 :body f}
+                                            (text 404 "Not Found\n"))
+        :else (text 404 "Not Found\n")))))
+
+(defonce ^:private ^ScheduledExecutorService timers
+  (Executors/newSingleThreadScheduledExecutor
+   (reify ThreadFactory
+     (newThread [_ r] (doto (Thread. r "onager-demo-timer") (.setDaemon true))))))
+
+(defn async-handler
+  "The same endpoints as a 3-arity Ring handler that never blocks its thread:
+  /sleep answers from a timer, /upload reads on a virtual thread."
+  [^File static-root]
+  (let [sync (handler static-root)]
+    (fn [request respond raise]
+      (try
+        (case (:uri request)
+          "/sleep" (let [ms (long (min max-sleep-ms (max 0 (long-param request "ms" 50))))]
+                     (.schedule timers ^Runnable #(respond (text 200 (str "slept " ms " ms\n")))
+                                ms TimeUnit/MILLISECONDS))
+          "/upload" (Thread/startVirtualThread
+                     #(try (respond (upload-summary (:body request)))
+                           (catch Throwable t (raise t))))
+          (respond (sync request)))
+        (catch Throwable t (raise t))))))
+
+(defn- parse-args [args]
+  (loop [opts {:port 8080 :mode nil :async? false :static "examples/static"}
+         [a b & more :as args] args]
+    (case a
+      nil opts
+      "--port" (recur (assoc opts :port (parse-long b)) more)
+      "--mode" (recur (assoc opts :mode (keyword b)) more)
+      "--static" (recur (assoc opts :static b) more)
+      "--async" (recur (assoc opts :async? true) (rest args))
+      (throw (ex-info (str "Unknown argument " a) {:args args})))))
+
+(defn -main [& args]
+  (let [{:keys [port mode async? static]} (parse-args args)
+        root (io/file static)
+        s (server/start (if async? (async-handler root) (handler root))
+                        (cond-> {:port port :async? async?}
+                          mode (assoc :handler-mode mode)))]
+    (.addShutdownHook (Runtime/getRuntime) (Thread. #(server/stop s)))
+    (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/"
+                  " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async") ")"))
+    (flush)))

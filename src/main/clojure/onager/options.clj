@@ -1,0 +1,89 @@
+(ns onager.options
+  "Options tables: a vector of option specs that is the one source of an API's
+  validation, defaults and documentation, so that the three cannot drift apart.
+
+  A spec is a map:
+    :key          the option's keyword
+    :default      the value when the option is absent (may be computed at load)
+    :default-doc  how the README and docstrings show the default, when the value
+                  itself would not say it well (e.g. \"number of CPUs\")
+    :valid?       predicate on a given value
+    :allowed      what :valid? accepts, in words, for error messages and docs
+    :doc          what the option does"
+  (:require [clojure.string :as str]))
+
+(set! *warn-on-reflection* true)
+
+(defn- by-key [table]
+  (into {} (map (juxt :key identity)) table))
+
+(defn- edit-distance
+  "Levenshtein distance, to suggest the option a misspelt key meant."
+  [^String a ^String b]
+  (let [n (count b)]
+    (loop [i 0 prev (vec (range (inc n)))]
+      (if (= i (count a))
+        (peek prev)
+        (recur (inc i)
+               (reduce (fn [row j]
+                         (conj row (min (inc (peek row))
+                                        (inc (nth prev (inc j)))
+                                        (+ (nth prev j) (if (= (.charAt a i) (.charAt b j)) 0 1)))))
+                       [(inc i)]
+                       (range n)))))))
+
+(defn- suggestion [k table]
+  (when (keyword? k)
+    (let [[best d] (->> table
+                        (map (fn [{key :key}] [key (edit-distance (name k) (name key))]))
+                        (sort-by second)
+                        first)]
+      (when (and best (<= d 2)) best))))
+
+(defn- fail [message data]
+  (throw (ex-info message data)))
+
+(defn validate
+  "Checks `opts` against `table` and returns them with every default filled in.
+  Throws an ex-info whose message names the key, the value and what is allowed,
+  and whose data has :onager/error (:invalid-options, :unknown-option or
+  :invalid-option), :key, :value and :allowed."
+  [table opts]
+  (when-not (or (nil? opts) (map? opts))
+    (fail (str "Options must be a map, not " (pr-str opts))
+          {:onager/error :invalid-options :value opts :allowed "a map"}))
+  (let [specs (by-key table)]
+    (doseq [[k v] opts]
+      (if-let [{:keys [valid? allowed]} (specs k)]
+        (when-not (valid? v)
+          (fail (str "Invalid option " k " " (pr-str v) ": expected " allowed ".")
+                {:onager/error :invalid-option :key k :value v :allowed allowed}))
+        (let [known (mapv :key table)
+              hint (suggestion k table)]
+          (fail (str "Unknown option " (pr-str k) " (value " (pr-str v) ")."
+                     (when hint (str " Did you mean " hint "?"))
+                     " Known options: " (str/join ", " known) ".")
+                {:onager/error :unknown-option :key k :value v :allowed known}))))
+    (merge (into {} (map (juxt :key :default)) table) opts)))
+
+(defn- shown-default [{:keys [default default-doc]}]
+  (or default-doc (pr-str default)))
+
+(defn markdown
+  "The table as Markdown: option, default, allowed values, meaning."
+  [table]
+  (str/join "\n"
+            (concat ["| option | default | allowed | meaning |"
+                     "|---|---|---|---|"]
+                    (for [{:keys [key allowed doc] :as spec} table]
+                      (str "| `" key "` | " (str/replace (shown-default spec) "|" "\\|") " | "
+                           (str/replace allowed "|" "\\|") " | " (str/replace doc "|" "\\|") " |")))))
+
+(defn docstring
+  "The table as text for a docstring: one paragraph per option."
+  [table]
+  (str/join "\n\n"
+            (for [{:keys [key allowed doc] :as spec} table]
+              (str "  " key " (default " (shown-default spec) ")\n"
+                   "    " doc "\n"
+                   "    Allowed: " allowed "."))))

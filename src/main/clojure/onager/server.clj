@@ -1,0 +1,69 @@
+(ns onager.server
+  "Onager's Ring server.
+
+    (require '[onager.server :as server])
+    (def s (server/start #'app {:port 8080}))
+    (server/port s)   ;=> 8080
+    (server/stop s)
+
+  The handler is any Ring handler. Pass a var (#'app) and re-defining it at the
+  REPL takes effect on the next request, without a restart."
+  (:require [onager.options :as options]
+            [onager.protocols :as protocols]
+            [onager.server.options :as server-options])
+  (:import [io.vertx.core Vertx]
+           [onager.kernel.server HandlerMode OnagerServer ServerConfig]))
+
+(set! *warn-on-reflection* true)
+
+(def ^:private modes
+  {:virtual HandlerMode/VIRTUAL
+   :event-loop HandlerMode/EVENT_LOOP
+   :worker HandlerMode/WORKER})
+
+(defn- config ^ServerConfig [opts]
+  (let [{:keys [host port event-loops handler-mode worker-threads async? max-body max-header-size
+                max-uri-length idle-timeout-ms shutdown-timeout-ms server-header vertx]} opts
+        mode (or handler-mode (if async? :event-loop :virtual))]
+    (-> (ServerConfig/builder)
+        (.host host)
+        (.port port)
+        (.eventLoops event-loops)
+        (.handlerMode (modes mode))
+        (.workerThreads worker-threads)
+        (.async async?)
+        (.maxBody max-body)
+        (.maxHeaderSize max-header-size)
+        (.maxUriLength max-uri-length)
+        (.idleTimeoutMs idle-timeout-ms)
+        (.shutdownTimeoutMs shutdown-timeout-ms)
+        (.serverHeader (when server-header server-header))
+        (.vertx ^Vertx vertx)
+        (.bodyWriter protocols/write-body)
+        (.build))))
+
+(defn start
+  "Starts a server for the Ring `handler` and returns it once it listens. The
+  server is java.io.Closeable (closing it is `stop`), so `with-open` works.
+  Bad options throw an ex-info naming the key, the value and what is allowed
+  (its data has :onager/error). The options:"
+  ^OnagerServer [handler opts]
+  (when-not (ifn? handler)
+    (throw (ex-info (str "The handler must be a function or a var, not " (pr-str handler))
+                    {:onager/error :invalid-handler :value handler})))
+  (OnagerServer/start handler (config (options/validate server-options/table opts))))
+
+(alter-meta! #'start update :doc str "\n\n" (options/docstring server-options/table))
+
+(defn stop
+  "Stops `server` gracefully: it stops accepting connections, lets requests in
+  flight finish for up to :shutdown-timeout-ms (their responses tell keep-alive
+  clients to go), then closes every connection. A Vert.x instance given as
+  :vertx stays open. Stopping twice does nothing. Returns nil."
+  [^OnagerServer server]
+  (.stop server))
+
+(defn port
+  "The port `server` listens on: the one the OS chose when :port was 0."
+  [^OnagerServer server]
+  (.port server))

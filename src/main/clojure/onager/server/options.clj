@@ -1,0 +1,87 @@
+(ns onager.server.options
+  "The options of `onager.server/start`: validation, defaults and documentation
+  all come from `table`."
+  (:import [io.vertx.core Vertx]))
+
+(set! *warn-on-reflection* true)
+
+(def ^:private cpus (.availableProcessors (Runtime/getRuntime)))
+
+(defn- int-in [lo hi] (fn [v] (and (int? v) (<= lo v hi))))
+
+(def ^:private max-int Integer/MAX_VALUE)
+
+(def table
+  "The server options, in the order the docs show them. See `onager.options`."
+  [{:key :host
+    :default "0.0.0.0"
+    :valid? #(and (string? %) (seq %))
+    :allowed "a non-empty host name or IP address string"
+    :doc "Address to listen on; \"0.0.0.0\" is every IPv4 interface, \"127.0.0.1\" only this machine."}
+   {:key :port
+    :default 8080
+    :valid? (int-in 0 65535)
+    :allowed "an integer from 0 to 65535"
+    :doc "TCP port to listen on; 0 binds a free port, which `onager.server/port` tells."}
+   {:key :event-loops
+    :default cpus
+    :default-doc "number of CPUs"
+    :valid? (int-in 1 1024)
+    :allowed "an integer from 1 to 1024"
+    :doc "Vert.x event loops (and listening server instances) to use."}
+   {:key :handler-mode
+    :default nil
+    :default-doc ":virtual (sync), :event-loop (async)"
+    :valid? #{:virtual :event-loop :worker}
+    :allowed "one of :virtual, :event-loop, :worker"
+    :doc (str "Where the handler runs: :virtual, a virtual thread per request (blocking code scales); "
+              ":event-loop, on the event loop (fastest, must never block; the request body is received "
+              "in full before the handler runs); :worker, a bounded pool of platform threads.")}
+   {:key :worker-threads
+    :default (* 2 cpus)
+    :default-doc "2 × number of CPUs"
+    :valid? (int-in 1 10000)
+    :allowed "an integer from 1 to 10000"
+    :doc "Size of the :worker pool; used only in :worker mode."}
+   {:key :async?
+    :default false
+    :valid? boolean?
+    :allowed "true or false"
+    :doc "True: the handler is a 3-arity Ring async handler (request respond raise)."}
+   {:key :max-body
+    :default (* 8 1024 1024)
+    :default-doc "8388608 (8 MiB)"
+    :valid? #(and (int? %) (pos? %))
+    :allowed "a positive integer (bytes)"
+    :doc "Largest request body; a longer one gets 413 and its read throws."}
+   {:key :max-header-size
+    :default 8192
+    :valid? (int-in 256 max-int)
+    :allowed "an integer from 256 to 2147483647 (bytes)"
+    :doc "Largest request header section; a larger one gets 431."}
+   {:key :max-uri-length
+    :default 8192
+    :valid? (int-in 16 (- max-int 1024))
+    :allowed "an integer from 16 to 2147482623 (bytes)"
+    :doc "Longest request URI; a longer one gets 414."}
+   {:key :idle-timeout-ms
+    :default 60000
+    :valid? (int-in 0 max-int)
+    :allowed "an integer from 0 to 2147483647; 0 disables it"
+    :doc "A connection with no bytes read or written for this long is closed."}
+   {:key :shutdown-timeout-ms
+    :default 30000
+    :valid? (int-in 0 max-int)
+    :allowed "an integer from 0 to 2147483647"
+    :doc "How long `stop` lets requests in flight finish before it closes their connections."}
+   {:key :server-header
+    :default "Onager"
+    :valid? #(or (nil? %) (false? %)
+                 (and (string? %) (seq %) (every? (fn [c] (<= 0x20 (int c) 0x7e)) %)))
+    :allowed "a non-empty string of printable ASCII, or nil/false to send none"
+    :doc "Value of the Server response header (a handler's own Server header wins)."}
+   {:key :vertx
+    :default nil
+    :valid? #(or (nil? %) (instance? Vertx %))
+    :allowed "an io.vertx.core.Vertx instance, or nil"
+    :doc "Run on this Vert.x instance instead of a new one; `stop` then leaves it open."}])

@@ -1,0 +1,151 @@
+package onager.kernel.response;
+
+import clojure.lang.ILookup;
+import clojure.lang.Keyword;
+import clojure.lang.Named;
+import io.vertx.core.MultiMap;
+import java.nio.charset.Charset;
+import java.nio.charset.IllegalCharsetNameException;
+import java.nio.charset.StandardCharsets;
+import java.nio.charset.UnsupportedCharsetException;
+import java.util.Map;
+import onager.kernel.http.ContentType;
+
+/** Reads a Ring response map: its status, its headers into Vert.x, its charset. */
+public final class ResponseMaps {
+  private ResponseMaps() {}
+
+  public static final Keyword STATUS = Keyword.intern("status");
+  public static final Keyword HEADERS = Keyword.intern("headers");
+  public static final Keyword BODY = Keyword.intern("body");
+
+  /** Flags {@link #copyHeaders} returns: which headers the handler set itself. */
+  public static final int HAS_CONTENT_LENGTH = 1;
+  public static final int HAS_DATE = 2;
+  public static final int HAS_SERVER = 4;
+  public static final int HAS_CONTENT_TYPE = 8;
+  public static final int HAS_TRANSFER_ENCODING = 16;
+
+  public static boolean isResponse(Object response) {
+    return response instanceof Map;
+  }
+
+  public static Object get(Object response, Keyword key) {
+    return response instanceof ILookup l ? l.valAt(key) : ((Map<?, ?>) response).get(key);
+  }
+
+  /** The status code; a response without one is 200, as ring-servlet has it. */
+  public static int status(Object response) {
+    Object s = get(response, STATUS);
+    if (s == null) return 200;
+    if ((s instanceof Long || s instanceof Integer || s instanceof Short)) {
+      long code = ((Number) s).longValue();
+      if (code >= 100 && code <= 599) return (int) code;
+    }
+    throw new InvalidResponseException(
+        "response :status must be an integer from 100 to 599, not " + describe(s));
+  }
+
+  /**
+   * Adds the response's {@code :headers} to {@code into}. A value may be a string,
+   * a collection of values (one header line each, as several Set-Cookie need) or
+   * anything else, sent as its {@code str}. Names must be HTTP tokens, and values
+   * may hold no control character but tab: CR or LF there would let a value
+   * inject headers or a whole response, so such a response is refused.
+   */
+  public static int copyHeaders(Object response, MultiMap into) {
+    Object headers = get(response, HEADERS);
+    if (headers == null) return 0;
+    if (!(headers instanceof Map<?, ?> map)) {
+      throw new InvalidResponseException("response :headers must be a map, not " + describe(headers));
+    }
+    int flags = 0;
+    for (Map.Entry<?, ?> e : map.entrySet()) {
+      String name = headerName(e.getKey());
+      Object value = e.getValue();
+      if (value == null) continue;
+      if (value instanceof String s) {
+        into.add(name, checkedValue(name, s));
+      } else if (value instanceof Iterable<?> values) {
+        for (Object v : values) {
+          if (v != null) into.add(name, checkedValue(name, v.toString()));
+        }
+      } else {
+        into.add(name, checkedValue(name, value.toString()));
+      }
+      flags |= flag(name);
+    }
+    return flags;
+  }
+
+  private static int flag(String name) {
+    return switch (name.length()) {
+      case 4 -> name.equalsIgnoreCase("date") ? HAS_DATE : 0;
+      case 6 -> name.equalsIgnoreCase("server") ? HAS_SERVER : 0;
+      case 12 -> name.equalsIgnoreCase("content-type") ? HAS_CONTENT_TYPE : 0;
+      case 14 -> name.equalsIgnoreCase("content-length") ? HAS_CONTENT_LENGTH : 0;
+      case 17 -> name.equalsIgnoreCase("transfer-encoding") ? HAS_TRANSFER_ENCODING : 0;
+      default -> 0;
+    };
+  }
+
+  private static String headerName(Object key) {
+    String name;
+    if (key instanceof String s) {
+      name = s;
+    } else if (key instanceof Named n && n.getNamespace() == null) {
+      name = n.getName();
+    } else {
+      throw new InvalidResponseException("response header names must be strings, not " + describe(key));
+    }
+    if (name.isEmpty()) throw new InvalidResponseException("response header name is empty");
+    for (int i = 0; i < name.length(); i++) {
+      if (!isTokenChar(name.charAt(i))) {
+        throw new InvalidResponseException("response header name " + quote(name) + " is not an HTTP token");
+      }
+    }
+    return name;
+  }
+
+  private static String checkedValue(String name, String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if ((c < 0x20 && c != '\t') || c == 0x7f || c > 0xff) {
+        throw new InvalidResponseException("response header " + name + " has a value with character 0x"
+            + Integer.toHexString(c) + ", which cannot be sent: " + quote(value));
+      }
+    }
+    return value;
+  }
+
+  // RFC 9110 §5.6.2 tchar.
+  private static boolean isTokenChar(char c) {
+    if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') return true;
+    return "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+  }
+
+  /**
+   * The charset named by a Content-Type value, UTF-8 when it names none (Ring's
+   * default for string bodies).
+   */
+  public static Charset charset(CharSequence contentType) {
+    String name = ContentType.charsetParam(contentType);
+    if (name == null) return StandardCharsets.UTF_8;
+    if (name.equalsIgnoreCase("utf-8")) return StandardCharsets.UTF_8;
+    try {
+      return Charset.forName(name);
+    } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
+      throw new InvalidResponseException("response Content-Type names charset " + quote(name)
+          + ", which this JVM does not support");
+    }
+  }
+
+  static String describe(Object o) {
+    return o == null ? "nil" : o.getClass().getName() + " " + quote(String.valueOf(o));
+  }
+
+  private static String quote(String s) {
+    String shown = s.length() > 80 ? s.substring(0, 80) + "…" : s;
+    return '"' + shown.replace("\r", "\\r").replace("\n", "\\n").replace("\0", "\\0") + '"';
+  }
+}

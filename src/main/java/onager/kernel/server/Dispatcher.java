@@ -1,0 +1,116 @@
+package onager.kernel.server;
+
+import clojure.lang.IFn;
+import io.netty.util.AsciiString;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import onager.kernel.response.ResponseWriter;
+
+/**
+ * The request handler every event loop of a server shares: checks the limits
+ * that can be checked before the handler runs, then starts the request's
+ * {@link Exchange} on the thread its handler mode asks for.
+ */
+final class Dispatcher implements Handler<HttpServerRequest> {
+  private static final System.Logger LOG = System.getLogger("onager.server");
+
+  final IFn handler;
+  final boolean async;
+  final HandlerMode mode;
+  final long maxBody;
+  final int maxUriLength;
+  final CharSequence serverHeader;
+  final IFn bodyWriter;
+  final ThreadFactory virtualThreads = Thread.ofVirtual().name("onager-vt").factory();
+  final ExecutorService workers;
+
+  /** Set when the server stops: the last responses tell keep-alive clients to go. */
+  volatile boolean draining;
+
+  Dispatcher(IFn handler, ServerConfig config) {
+    this.handler = handler;
+    this.async = config.async;
+    this.mode = config.handlerMode;
+    this.maxBody = config.maxBody;
+    this.maxUriLength = config.maxUriLength;
+    this.serverHeader = config.serverHeader == null ? null : AsciiString.cached(config.serverHeader);
+    this.bodyWriter = config.bodyWriter;
+    this.workers = mode == HandlerMode.WORKER ? workerPool(config.workerThreads) : null;
+  }
+
+  private static ExecutorService workerPool(int threads) {
+    AtomicInteger count = new AtomicInteger();
+    ThreadFactory factory = r -> {
+      Thread t = new Thread(r, "onager-worker-" + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(
+        threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
+    // Threads start with the first requests and end when idle: an idle server holds none.
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
+  @Override
+  public void handle(HttpServerRequest request) {
+    if (request.uri().length() > maxUriLength) {
+      reject(request, 414, "URI longer than :max-uri-length");
+      return;
+    }
+    long length;
+    try {
+      length = declaredLength(request.getHeader("content-length"));
+    } catch (NumberFormatException e) {
+      reject(request, 400, "malformed Content-Length");
+      return;
+    }
+    if (length > maxBody) {
+      reject(request, 413, "Content-Length over :max-body");
+      return;
+    }
+    boolean hasBody = length > 0 || request.headers().contains("transfer-encoding");
+    boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(request.getHeader("expect"));
+    Exchange exchange = new Exchange(this, request);
+    switch (mode) {
+      case EVENT_LOOP -> {
+        if (hasBody) {
+          exchange.receiveThenInvoke(expectContinue);
+        } else {
+          exchange.invoke();
+        }
+      }
+      case VIRTUAL -> {
+        if (hasBody) exchange.streamBody(expectContinue);
+        virtualThreads.newThread(exchange).start();
+      }
+      case WORKER -> {
+        if (hasBody) exchange.streamBody(expectContinue);
+        workers.execute(exchange);
+      }
+    }
+  }
+
+  private static long declaredLength(String header) {
+    if (header == null) return -1;
+    long n = Long.parseLong(header.trim());
+    if (n < 0) throw new NumberFormatException("negative");
+    return n;
+  }
+
+  private void reject(HttpServerRequest request, int status, String why) {
+    LOG.log(System.Logger.Level.DEBUG, "{0}: {1} ({2} {3})", status, why, request.method(), request.uri());
+    ResponseWriter.endError(request.response(), status, serverHeader, true)
+        .onComplete(ar -> request.connection().close());
+  }
+
+  void shutdownWorkers() {
+    if (workers != null) workers.shutdown();
+  }
+}

@@ -1,0 +1,419 @@
+package onager.kernel.server;
+
+import clojure.lang.IPersistentMap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoop;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.internal.http.HttpServerRequestInternal;
+import io.vertx.core.net.HostAndPort;
+import io.vertx.core.net.SocketAddress;
+import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.Charset;
+import onager.kernel.request.BodyTooLargeException;
+import onager.kernel.request.BufferedBody;
+import onager.kernel.request.EmptyBody;
+import onager.kernel.request.RequestHeaders;
+import onager.kernel.request.StreamingBody;
+import onager.kernel.response.BodyStreamer;
+import onager.kernel.response.ChunkSink;
+import onager.kernel.response.InvalidResponseException;
+import onager.kernel.response.ResponseMaps;
+import onager.kernel.response.ResponseStream;
+import onager.kernel.response.ResponseWriter;
+import onager.kernel.ring.RequestSource;
+import onager.kernel.ring.RingKeys;
+import onager.kernel.ring.RingRequest;
+
+/**
+ * One request and its response, from the moment Vert.x hands the request over
+ * until the response has ended.
+ *
+ * <p>It is the request map's {@link RequestSource}, the task that runs the handler
+ * on its thread, and the task that writes the response on the event loop, so the
+ * hop from one thread to the other allocates nothing. Every call into Vert.x is
+ * made on the event loop; other threads hand work to it through {@link #loop}.
+ */
+final class Exchange implements RequestSource, Runnable, ChunkSink {
+  private static final System.Logger LOG = System.getLogger("onager.server");
+
+  private static final int OPEN = 0;
+  private static final int ANSWERED = 1;
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(Exchange.class, "state", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private static final int RUN_HANDLER = 0;
+  private static final int WRITE_RESPONSE = 1;
+
+  private static final Buffer EMPTY = BufferInternal.buffer(Unpooled.EMPTY_BUFFER);
+
+  final Dispatcher server;
+  final HttpServerRequest request;
+  final HttpServerResponse response;
+  final EventLoop loop;
+
+  private InputStream body = EmptyBody.INSTANCE;
+  private StreamingBody streaming;
+
+  @SuppressWarnings("unused") // through STATE
+  private volatile int state;
+  private int phase = RUN_HANDLER;
+  private Object pending;
+  private Object streamed;
+  private boolean closeAfterEnd;
+
+  // Request values computed on first read; racing threads compute equal values.
+  private IPersistentMap headers;
+  private String serverName;
+  private String remoteAddr;
+
+  Exchange(Dispatcher server, HttpServerRequest request) {
+    this.server = server;
+    this.request = request;
+    this.response = request.response();
+    this.loop = ((HttpServerRequestInternal) request).context().nettyEventLoop();
+  }
+
+  // ---- the request body ----
+
+  /** Lets a blocking handler read the body while it arrives. */
+  void streamBody(boolean expectContinue) {
+    streaming = new StreamingBody(request, loop, server.maxBody, expectContinue);
+    body = streaming;
+  }
+
+  /** Receives the whole body, then runs the handler on the event loop. */
+  void receiveThenInvoke(boolean expectContinue) {
+    BufferedBody buffered = new BufferedBody();
+    body = buffered;
+    request.handler(chunk -> {
+      if (state != OPEN) return;
+      buffered.add(chunk);
+      if (buffered.size() > server.maxBody && claim()) {
+        LOG.log(System.Logger.Level.DEBUG, "413: request body over :max-body on {0}", request.uri());
+        closeAfterEnd = true;
+        finished(ResponseWriter.endError(response, 413, server.serverHeader, true));
+      }
+    });
+    request.endHandler(v -> {
+      if (state == OPEN) invoke();
+    });
+    if (expectContinue) response.writeContinue();
+  }
+
+  // ---- RequestSource ----
+
+  @Override
+  public int presentKeys() {
+    return RingKeys.PLAIN_HTTP;
+  }
+
+  @Override
+  public Object field(int index) {
+    return switch (index) {
+      case RingKeys.SERVER_PORT -> request.localAddress().port();
+      case RingKeys.SERVER_NAME -> serverName();
+      case RingKeys.REMOTE_ADDR -> remoteAddr();
+      case RingKeys.URI -> request.path();
+      case RingKeys.QUERY_STRING -> request.query();
+      case RingKeys.SCHEME -> request.isSSL() ? RequestValues.HTTPS : RequestValues.HTTP;
+      case RingKeys.REQUEST_METHOD -> RequestValues.method(request.method());
+      case RingKeys.PROTOCOL -> RequestValues.protocol(request.version());
+      case RingKeys.HEADERS -> headers();
+      case RingKeys.BODY -> body;
+      case RingKeys.CONTENT_TYPE -> request.getHeader("content-type");
+      case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(request.getHeader("content-length"));
+      case RingKeys.CHARACTER_ENCODING -> RequestValues.characterEncoding(request.getHeader("content-type"));
+      default -> null;
+    };
+  }
+
+  private IPersistentMap headers() {
+    IPersistentMap h = headers;
+    if (h == null) {
+      h = RequestHeaders.toMap(request.headers());
+      headers = h;
+    }
+    return h;
+  }
+
+  private String serverName() {
+    String name = serverName;
+    if (name == null) {
+      HostAndPort authority = request.authority();
+      name = authority != null && !authority.host().isEmpty()
+          ? authority.host()
+          : request.localAddress().hostAddress();
+      serverName = name;
+    }
+    return name;
+  }
+
+  private String remoteAddr() {
+    String addr = remoteAddr;
+    if (addr == null) {
+      SocketAddress remote = request.remoteAddress();
+      addr = remote.hostAddress() != null ? remote.hostAddress() : remote.toString();
+      remoteAddr = addr;
+    }
+    return addr;
+  }
+
+  // ---- running the handler ----
+
+  @Override
+  public void run() {
+    if (phase == WRITE_RESPONSE) {
+      writeDirect(pending);
+    } else {
+      invoke();
+    }
+  }
+
+  void invoke() {
+    RingRequest ring = new RingRequest(this);
+    try {
+      if (server.async) {
+        server.handler.invoke(ring, new Responder(this, false), new Responder(this, true));
+      } else {
+        Object answer = server.handler.invoke(ring);
+        if (claim()) {
+          send(answer, true);
+        }
+      }
+    } catch (Throwable t) {
+      fail(t);
+    }
+  }
+
+  private boolean claim() {
+    return STATE.compareAndSet(this, OPEN, ANSWERED);
+  }
+
+  /** An async handler's {@code respond}; any thread. */
+  void respond(Object answer) {
+    if (claim()) {
+      send(answer, false);
+    } else {
+      LOG.log(System.Logger.Level.WARNING,
+          "respond called on {0} {1}, which already has its response; ignored", request.method(), request.uri());
+    }
+  }
+
+  /** A handler threw, or an async handler called {@code raise}; any thread. */
+  void fail(Throwable cause) {
+    if (claim()) {
+      boolean tooLarge = causedByBodyLimit(cause);
+      if (!tooLarge) logHandlerFailure(cause);
+      int status = tooLarge ? 413 : 500;
+      onLoop(() -> writeError(status));
+    } else {
+      LOG.log(System.Logger.Level.ERROR, "handler for " + request.method() + " " + request.uri()
+          + " failed after its response was under way", cause);
+    }
+  }
+
+  private void logHandlerFailure(Throwable cause) {
+    LOG.log(System.Logger.Level.ERROR,
+        "handler for " + request.method() + " " + request.uri() + " failed; the client got 500", cause);
+  }
+
+  private static boolean causedByBodyLimit(Throwable t) {
+    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+      if (t instanceof BodyTooLargeException) return true;
+    }
+    return false;
+  }
+
+  private void onLoop(Runnable task) {
+    if (loop.inEventLoop()) {
+      task.run();
+    } else {
+      loop.execute(task);
+    }
+  }
+
+  // ---- writing the response ----
+
+  /** Sends the handler's answer; {@code handlerThread}: we are on the blocking thread that ran it. */
+  private void send(Object answer, boolean handlerThread) {
+    if (!ResponseMaps.isResponse(answer)) {
+      refuse(new InvalidResponseException("the handler returned " + describe(answer) + ", not a response map"));
+      return;
+    }
+    Object body = ResponseMaps.get(answer, ResponseMaps.BODY);
+    if (BodyStreamer.isDirect(body) || isHead() || bodilessStatus(answer)) {
+      if (loop.inEventLoop()) {
+        writeDirect(answer);
+      } else {
+        pending = answer;
+        phase = WRITE_RESPONSE;
+        loop.execute(this);
+      }
+    } else if (handlerThread && !loop.inEventLoop()) {
+      stream(answer, body, true);
+    } else {
+      // Never block the event loop, nor the thread that called respond.
+      boolean endWhenWritten = !server.async || BodyStreamer.isBuiltIn(body);
+      server.virtualThreads.newThread(() -> stream(answer, body, endWhenWritten)).start();
+    }
+  }
+
+  // For an answer already claimed that cannot be sent: log why, send 500 instead.
+  private void refuse(InvalidResponseException e) {
+    logHandlerFailure(e);
+    onLoop(() -> writeError(500));
+  }
+
+  private boolean isHead() {
+    return request.method() == io.vertx.core.http.HttpMethod.HEAD;
+  }
+
+  private static boolean bodilessStatus(Object answer) {
+    try {
+      return ResponseWriter.bodiless(ResponseMaps.status(answer));
+    } catch (InvalidResponseException e) {
+      return true; // the direct path reports it
+    }
+  }
+
+  private void writeDirect(Object answer) {
+    Object body = ResponseMaps.get(answer, ResponseMaps.BODY);
+    Future<Void> end;
+    try {
+      ResponseWriter.checkDirectBody(body);
+      int flags = ResponseWriter.head(response, answer, server.serverHeader);
+      if (server.draining) response.headers().set("connection", "close");
+      end = BodyStreamer.isDirect(body)
+          ? ResponseWriter.endDirect(response, body, flags, isHead())
+          : ResponseWriter.endUnread(response, body);
+    } catch (InvalidResponseException e) {
+      refuse(e);
+      return;
+    }
+    finished(end);
+  }
+
+  private void writeError(int status) {
+    if (response.ended()) return;
+    if (response.headWritten()) {
+      request.connection().close();
+      return;
+    }
+    boolean close = status == 413 || server.draining;
+    closeAfterEnd |= status == 413;
+    finished(ResponseWriter.endError(response, status, server.serverHeader, close));
+  }
+
+  /** The response has ended (or will, when {@code end} completes): settle the connection. */
+  private void finished(Future<Void> end) {
+    StreamingBody s = streaming;
+    if (s != null) {
+      if (s.tooLarge()) {
+        closeAfterEnd = true;
+      } else if (!s.ended()) {
+        s.discard();
+      }
+    }
+    if (closeAfterEnd) {
+      end.onComplete(ar -> request.connection().close());
+    }
+  }
+
+  // ---- streamed bodies ----
+
+  private void stream(Object answer, Object body, boolean endWhenWritten) {
+    streamed = answer;
+    ResponseStream out = new ResponseStream(this);
+    try {
+      Charset charset = ResponseMaps.charset(contentTypeOf(answer));
+      BodyStreamer.write(body, answer, out, charset, server.bodyWriter);
+      if (endWhenWritten) out.close();
+    } catch (Throwable t) {
+      out.abort(t);
+    }
+  }
+
+  private static CharSequence contentTypeOf(Object answer) {
+    Object headers = ResponseMaps.get(answer, ResponseMaps.HEADERS);
+    if (!(headers instanceof java.util.Map<?, ?> map)) return null;
+    for (java.util.Map.Entry<?, ?> e : map.entrySet()) {
+      if (e.getKey() instanceof String name && name.equalsIgnoreCase("content-type")) {
+        return e.getValue() instanceof CharSequence cs ? cs : null;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public void send(ResponseStream from, byte[] data, int length, boolean first, boolean last) {
+    loop.execute(() -> sendOnLoop(from, data, length, first, last));
+  }
+
+  private void sendOnLoop(ResponseStream from, byte[] data, int length, boolean first, boolean last) {
+    if (response.ended()) {
+      from.written(length, new java.io.IOException("the response has already ended"));
+      return;
+    }
+    if (first && !startStream(from, length)) return;
+    Buffer chunk = length == 0 ? EMPTY : BufferInternal.buffer(Unpooled.wrappedBuffer(data, 0, length));
+    Future<Void> done;
+    try {
+      done = last ? response.end(chunk) : response.write(chunk);
+    } catch (RuntimeException e) {
+      from.written(length, e);
+      return;
+    }
+    done.onComplete(ar -> from.written(length, ar.cause()));
+    if (last) finished(done);
+  }
+
+  // Sends the head of a streamed response; false when the response was refused instead.
+  private boolean startStream(ResponseStream from, int length) {
+    try {
+      int flags = ResponseWriter.head(response, streamed, server.serverHeader);
+      if (server.draining) response.headers().set("connection", "close");
+      if ((flags & (ResponseMaps.HAS_CONTENT_LENGTH | ResponseMaps.HAS_TRANSFER_ENCODING)) == 0) {
+        if (request.version() == HttpVersion.HTTP_1_0) {
+          // No chunked coding in HTTP/1.0: the end of the connection ends the body.
+          closeAfterEnd = true;
+        } else {
+          response.setChunked(true);
+        }
+      }
+      return true;
+    } catch (InvalidResponseException e) {
+      refuse(e);
+      from.written(length, new java.io.IOException("the response was refused: " + e.getMessage()));
+      return false;
+    }
+  }
+
+  @Override
+  public void abort(ResponseStream from, Throwable cause) {
+    boolean tooLarge = causedByBodyLimit(cause);
+    if (!from.isConnectionFailure(cause) && !tooLarge) {
+      LOG.log(System.Logger.Level.ERROR, "writing the response body for " + request.method() + " "
+          + request.uri() + " failed", cause);
+    }
+    int status = tooLarge ? 413 : 500;
+    loop.execute(() -> writeError(status));
+  }
+
+  private static String describe(Object o) {
+    return o == null ? "nil" : "a " + o.getClass().getName();
+  }
+}

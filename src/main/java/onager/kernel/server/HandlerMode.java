@@ -1,0 +1,11 @@
+package onager.kernel.server;
+
+/** Where the user's handler runs (DESIGN §4). */
+public enum HandlerMode {
+  /** On the Vert.x event loop: fastest, for code that never blocks. */
+  EVENT_LOOP,
+  /** One virtual thread per request: blocking code scales without a pool to size. */
+  VIRTUAL,
+  /** A bounded pool of platform threads, for CPU-heavy handlers. */
+  WORKER
+}

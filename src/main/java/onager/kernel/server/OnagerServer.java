@@ -1,0 +1,159 @@
+package onager.kernel.server;
+
+import clojure.lang.IFn;
+import io.vertx.core.Context;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.io.Closeable;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A running Onager server: one listening Vert.x HTTP server per event loop, all
+ * handing requests to one {@link Dispatcher}. {@link #close} is a graceful stop.
+ */
+public final class OnagerServer implements Closeable {
+  // Room for the method and version around a URI of the longest allowed length.
+  private static final int REQUEST_LINE_SLACK = 1024;
+  // How long start and the last steps of stop may take beyond the configured times.
+  private static final long STEP_TIMEOUT_MS = 30_000;
+
+  private final Vertx vertx;
+  private final boolean ownsVertx;
+  private final String deploymentId;
+  private final List<HttpServer> servers;
+  private final Dispatcher dispatcher;
+  private final ServerConfig config;
+  private final int port;
+  private final AtomicBoolean stopped = new AtomicBoolean();
+
+  private OnagerServer(Vertx vertx, boolean ownsVertx, String deploymentId, List<HttpServer> servers,
+                       Dispatcher dispatcher, ServerConfig config) {
+    this.vertx = vertx;
+    this.ownsVertx = ownsVertx;
+    this.deploymentId = deploymentId;
+    this.servers = servers;
+    this.dispatcher = dispatcher;
+    this.config = config;
+    this.port = servers.get(0).actualPort();
+  }
+
+  /**
+   * Starts a server and returns once it listens. {@code handler} is called with
+   * each request map (and respond and raise when {@code config} says async).
+   */
+  public static OnagerServer start(IFn handler, ServerConfig config) {
+    refuseEventLoop("start");
+    boolean owns = config.vertx == null;
+    Vertx vertx = owns ? Vertx.vertx(vertxOptions(config)) : config.vertx;
+    Dispatcher dispatcher = new Dispatcher(handler, config);
+    List<HttpServer> servers = new CopyOnWriteArrayList<>();
+    HttpServerOptions options = serverOptions(config);
+    try {
+      String id = await(vertx.deployVerticle(() -> new ServerVerticle(options, dispatcher, servers),
+          new DeploymentOptions().setInstances(config.eventLoops)), STEP_TIMEOUT_MS);
+      return new OnagerServer(vertx, owns, id, servers, dispatcher, config);
+    } catch (RuntimeException e) {
+      dispatcher.shutdownWorkers();
+      if (owns) vertx.close();
+      throw new IllegalStateException("cannot listen on " + config.host + ":" + config.port + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static VertxOptions vertxOptions(ServerConfig config) {
+    return new VertxOptions()
+        .setEventLoopPoolSize(config.eventLoops)
+        .setPreferNativeTransport(true)
+        // Handlers never run on Vert.x's worker pool; Vert.x itself needs little of it.
+        .setWorkerPoolSize(2)
+        .setInternalBlockingPoolSize(2);
+  }
+
+  private static HttpServerOptions serverOptions(ServerConfig config) {
+    return new HttpServerOptions()
+        .setHost(config.host)
+        .setPort(config.port)
+        .setIdleTimeout((int) config.idleTimeoutMs)
+        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+        .setMaxHeaderSize(config.maxHeaderSize)
+        .setMaxInitialLineLength(config.maxUriLength + REQUEST_LINE_SLACK)
+        // 100 Continue goes out when the handler first reads the body, not before.
+        .setHandle100ContinueAutomatically(false)
+        // HTTP/2 (h2c and h2) comes with its own request-map rules; until then HTTP/1.x only.
+        .setHttp2ClearTextEnabled(false)
+        .setCompressionSupported(false)
+        .setDecompressionSupported(false)
+        .setTcpNoDelay(true);
+  }
+
+  /** The port the server listens on (the one the OS chose when asked for port 0). */
+  public int port() {
+    return port;
+  }
+
+  /** The Vert.x instance the server runs on: the escape hatch for what Onager does not wrap. */
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  /**
+   * Stops gracefully: no new connections; requests in flight get up to the
+   * shutdown timeout to finish, their responses telling keep-alive clients to
+   * go; then every connection closes. A Vert.x instance passed in stays open.
+   * Calling it again does nothing.
+   */
+  public void stop() {
+    if (!stopped.compareAndSet(false, true)) return;
+    refuseEventLoop("stop");
+    dispatcher.draining = true;
+    Duration grace = Duration.ofMillis(config.shutdownTimeoutMs);
+    try {
+      List<Future<Void>> shutdowns = servers.stream().map(s -> s.shutdown(grace)).toList();
+      await(Future.join(shutdowns), config.shutdownTimeoutMs + STEP_TIMEOUT_MS);
+      await(vertx.undeploy(deploymentId), STEP_TIMEOUT_MS);
+    } finally {
+      dispatcher.shutdownWorkers();
+      if (ownsVertx) await(vertx.close(), STEP_TIMEOUT_MS);
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  @Override
+  public String toString() {
+    return "#<OnagerServer " + config.host + ":" + port + (stopped.get() ? " stopped>" : ">");
+  }
+
+  private static void refuseEventLoop(String what) {
+    if (Context.isOnEventLoopThread()) {
+      throw new IllegalStateException(what + " blocks until it is done, so it cannot run on a Vert.x event loop");
+    }
+  }
+
+  private static <T> T await(Future<T> future, long timeoutMs) {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      throw cause instanceof RuntimeException re ? re : new IllegalStateException(cause.getMessage(), cause);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("timed out after " + timeoutMs + " ms", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+(ns onager.test-runner
+  "Runs one clojure.test namespace and reports each deftest's outcome, for the
+  JUnit bridge (src/test/java/onager/kernel/ClojureSuiteTest.java)."
+  (:require [clojure.string :as str]
+            [clojure.test :as t]))
+
+(set! *warn-on-reflection* true)
+
+(defn run-ns
+  "Runs the tests of `ns-sym` (fixtures included) and returns, in order, one
+  {:name \"var-name\" :failure text-or-nil} per deftest. A deftest that made no
+  assertion fails: a test that checks nothing proves nothing. Failures outside
+  any deftest (in fixtures) come as one more entry named \"fixtures\"."
+  [ns-sym]
+  (require ns-sym)
+  (let [original t/report
+        outcomes (atom [])
+        current (atom nil)
+        orphans (atom [])
+        record (fn [m]
+                 (let [text (with-out-str (binding [t/*test-out* *out*] (original m)))]
+                   (if @current
+                     (swap! current #(-> % (update :assertions inc) (update :failures conj text)))
+                     (swap! orphans conj text))))]
+    (binding [t/report (fn [m]
+                         (case (:type m)
+                           :begin-test-var (reset! current {:var (:var m) :assertions 0 :failures []})
+                           :end-test-var (do (swap! outcomes conj @current) (reset! current nil))
+                           :pass (swap! current update :assertions inc)
+                           (:fail :error) (record m)
+                           nil))]
+      (t/test-ns ns-sym))
+    (cond-> (mapv (fn [{:keys [var assertions failures]}]
+                    {:name (str (:name (meta var)))
+                     :failure (cond
+                                (seq failures) (str/join "\n" failures)
+                                (zero? assertions) "this test made no assertion")})
+                  @outcomes)
+      ;; Failures outside any deftest come from fixtures; they must not pass unseen.
+      (seq @orphans) (conj {:name "fixtures" :failure (str/join "\n" @orphans)}))))

@@ -1,0 +1,149 @@
+(ns onager.test-support
+  "What the server tests share: starting servers on 127.0.0.1, the six
+  handler combinations (three modes × two arities), and clients: the JDK
+  HttpClient (HTTP/1.1) and raw sockets for bytes no client would send."
+  (:require [clojure.string :as str]
+            [onager.server :as server])
+  (:import [io.vertx.core Vertx]
+           [java.io ByteArrayOutputStream InputStream]
+           [java.net Socket SocketTimeoutException URI]
+           [java.net.http HttpClient HttpClient$Version HttpRequest HttpRequest$BodyPublishers
+            HttpResponse HttpResponse$BodyHandlers]
+           [java.nio.charset StandardCharsets]
+           [java.time Duration]))
+
+(set! *warn-on-reflection* true)
+
+;; ---- servers ----
+
+(defonce ^{:doc "A Vert.x instance the matrix tests share (through :vertx), so that
+  starting a server per case stays cheap. Servers stop; it stays."}
+  shared-vertx
+  (delay (Vertx/vertx)))
+
+(defn start
+  "Starts `handler` on a free port of 127.0.0.1 with `opts`."
+  [handler opts]
+  (server/start handler (merge {:host "127.0.0.1" :port 0} opts)))
+
+(defmacro with-server
+  "Runs `body` with `sym` bound to a server for `handler`, stopping it after."
+  [[sym handler opts] & body]
+  `(let [~sym (start ~handler ~opts)]
+     (try ~@body (finally (server/stop ~sym)))))
+
+(defn url
+  "The http URL of `path` on `server`."
+  [server path]
+  (str "http://127.0.0.1:" (server/port server) path))
+
+;; ---- the six handler combinations ----
+
+(def combos
+  "Every mode with both arities. Async handlers answer from another thread."
+  (for [mode [:virtual :event-loop :worker]
+        async? [false true]]
+    {:handler-mode mode :async? async?}))
+
+(defn combo-name [{:keys [handler-mode async?]}]
+  (str (name handler-mode) (if async? " async" " sync")))
+
+(defn as-handler
+  "Adapts the 1-arity `f` to `combo`: itself when sync; when async, a 3-arity
+  handler that computes the response with `f` and answers from a new thread."
+  [f {:keys [async?]}]
+  (if async?
+    (fn [request respond raise]
+      (let [response (try {:ok (f request)} (catch Throwable t {:error t}))]
+        (Thread/startVirtualThread
+         (fn [] (if-let [t (:error response)] (raise t) (respond (:ok response)))))))
+    f))
+
+(defmacro each-combo
+  "Runs `body` once per combination, inside `testing`, with `server` bound to a
+  server of that combination for the 1-arity handler `f` (adapted), and `combo`
+  to the combination. `opts` are extra server options."
+  [[server f opts combo] & body]
+  `(doseq [c# combos]
+     (clojure.test/testing (combo-name c#)
+       (let [~(or combo (gensym "combo")) c#]
+         (with-server [~server (as-handler ~f c#) (merge {:vertx @shared-vertx} c# ~opts)]
+           ~@body)))))
+
+;; ---- the JDK HttpClient ----
+
+(def ^HttpClient client
+  (-> (HttpClient/newBuilder)
+      (.version HttpClient$Version/HTTP_1_1)
+      (.connectTimeout (Duration/ofSeconds 5))
+      (.build)))
+
+(defn- publisher [body]
+  (cond
+    (nil? body) (HttpRequest$BodyPublishers/noBody)
+    (string? body) (HttpRequest$BodyPublishers/ofString body)
+    (bytes? body) (HttpRequest$BodyPublishers/ofByteArray body)
+    (instance? InputStream body) (HttpRequest$BodyPublishers/ofInputStream (constantly body))
+    :else (throw (ex-info "unsupported test body" {:body body}))))
+
+(defn- response-map [^HttpResponse r as]
+  {:status (.statusCode r)
+   :headers (into {} (map (fn [[k v]] [(str/lower-case k) (vec v)])) (.map (.headers r)))
+   :body (let [b (.body r)]
+           (case as
+             :string (String. ^bytes b StandardCharsets/UTF_8)
+             :bytes b
+             :stream b))})
+
+(defn request
+  "Sends one request with the JDK HttpClient (HTTP/1.1) and returns
+  {:status :headers {lower-case-name [values]} :body}. Options: :method (a
+  keyword, default :get), :headers (a map), :body (string, bytes or
+  InputStream), :as (:string, :bytes or :stream) and :timeout-ms."
+  ([url] (request url {}))
+  ([url {:keys [method headers body as timeout-ms]
+         :or {method :get as :string timeout-ms 30000}}]
+   (let [builder (-> (HttpRequest/newBuilder (URI. url))
+                     (.timeout (Duration/ofMillis timeout-ms))
+                     (.method (str/upper-case (name method)) (publisher body)))]
+     (doseq [[k v] headers] (.header builder k v))
+     (response-map (.send client (.build builder)
+                          (if (= as :stream)
+                            (HttpResponse$BodyHandlers/ofInputStream)
+                            (HttpResponse$BodyHandlers/ofByteArray)))
+                   as))))
+
+(defn header
+  "The first value of header `name` (lower case) in a `request` response."
+  [response name]
+  (first (get-in response [:headers name])))
+
+;; ---- raw sockets ----
+
+(defn raw
+  "Writes `text` (a string sent as ISO-8859-1, or bytes) to the server and returns
+  everything it sends back until it closes the connection or is silent for
+  `quiet-ms` (default 1000): {:text received-string :closed? bool}."
+  ([server text] (raw server text {}))
+  ([server text {:keys [quiet-ms] :or {quiet-ms 1000}}]
+   (with-open [socket (Socket. "127.0.0.1" (int (server/port server)))]
+     (.setSoTimeout socket quiet-ms)
+     (let [out (.getOutputStream socket)
+           in (.getInputStream socket)
+           received (ByteArrayOutputStream.)
+           buf (byte-array 65536)]
+       (.write out (if (string? text) (.getBytes ^String text StandardCharsets/ISO_8859_1) ^bytes text))
+       (.flush out)
+       (let [closed? (loop []
+                       (let [n (try (.read in buf) (catch SocketTimeoutException _ -2))]
+                         (cond
+                           (= n -1) true
+                           (= n -2) false
+                           :else (do (.write received buf 0 n) (recur)))))]
+         {:text (String. (.toByteArray received) StandardCharsets/ISO_8859_1)
+          :closed? closed?})))))
+
+(defn statuses
+  "The status codes of every HTTP response in `text`, in order."
+  [text]
+  (mapv (comp parse-long second) (re-seq #"HTTP/1\.[01] (\d{3}) " text)))
