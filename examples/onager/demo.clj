@@ -7,11 +7,12 @@
     /sleep?ms=N       answers after a blocking Thread/sleep of N ms (at most 60000)
     /stream?n=N       N lines as a lazy seq, sent chunked, one flush per line
     /download?size=N  N bytes from an InputStream that makes them as it goes
+                      (&as=seq: from a lazy seq of 64 KiB byte arrays instead)
     /upload           reads the request body; answers its length and CRC-32
     /static/...       files under the static folder, as File bodies (sendfile)
 
   Run: clojure -m onager.demo [--port 8080] [--mode virtual|event-loop|worker]
-                               [--async] [--static DIR]"
+                               [--async] [--static DIR] [--max-body BYTES]"
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.server :as server])
@@ -64,6 +65,24 @@
                  (vreset! pos (+ k n))
                  (int n)))))))))
 
+(defn- generated-seq
+  "The same bytes as `generated-stream`, as a lazy seq of byte arrays of at most
+  64 KiB, each made when the seq is realised that far."
+  [^long size]
+  (let [chunk 65536]
+    (letfn [(from [^long k]
+              (lazy-seq
+               (when (< k size)
+                 (let [n (min chunk (- size k))
+                       part (byte-array n)]
+                   (loop [done 0]
+                     (when (< done n)
+                       (let [m (min (- n done) (- (alength pattern) 26))]
+                         (System/arraycopy pattern (mod (+ k done) 26) part done m)
+                         (recur (+ done m)))))
+                   (cons part (from (+ k n)))))))]
+      (from 0))))
+
 (defn- upload-summary [^InputStream in]
   (let [crc (CRC32.)
         buf (byte-array 65536)]
@@ -100,9 +119,12 @@
                            (Thread/sleep ms)
                            (text 200 (str "slept " ms " ms\n")))
         (= uri "/stream") (text 200 (map #(str "line " % "\n") (range (long-param request "n" 10))))
-        (= uri "/download") {:status 200
-                             :headers {"Content-Type" "application/octet-stream"}
-                             :body (generated-stream (max 0 (long-param request "size" 1048576)))}
+        (= uri "/download") (let [size (max 0 (long-param request "size" 1048576))]
+                              {:status 200
+                               :headers {"Content-Type" "application/octet-stream"}
+                               :body (if (= "seq" (query-param request "as"))
+                                       (generated-seq size)
+                                       (generated-stream size))})
         (= uri "/upload") (upload-summary (:body request))
         (= uri "/") (text 200 "Onager demo: see /static/index.html\n")
         (str/starts-with? uri "/static/") (if-let [f (static-file static-root (subs uri (count "/static/")))]
@@ -133,22 +155,24 @@
         (catch Throwable t (raise t))))))
 
 (defn- parse-args [args]
-  (loop [opts {:port 8080 :mode nil :async? false :static "examples/static"}
+  (loop [opts {:port 8080 :mode nil :async? false :static "examples/static" :max-body nil}
          [a b & more :as args] args]
     (case a
       nil opts
       "--port" (recur (assoc opts :port (parse-long b)) more)
       "--mode" (recur (assoc opts :mode (keyword b)) more)
       "--static" (recur (assoc opts :static b) more)
+      "--max-body" (recur (assoc opts :max-body (parse-long b)) more)
       "--async" (recur (assoc opts :async? true) (rest args))
       (throw (ex-info (str "Unknown argument " a) {:args args})))))
 
 (defn -main [& args]
-  (let [{:keys [port mode async? static]} (parse-args args)
+  (let [{:keys [port mode async? static max-body]} (parse-args args)
         root (io/file static)
         s (server/start (if async? (async-handler root) (handler root))
                         (cond-> {:port port :async? async?}
-                          mode (assoc :handler-mode mode)))]
+                          mode (assoc :handler-mode mode)
+                          max-body (assoc :max-body max-body)))]
     (.addShutdownHook (Runtime/getRuntime) (Thread. #(server/stop s)))
     (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/"
                   " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async") ")"))

@@ -63,7 +63,7 @@ class ClojureSuiteTest {
       Map<Object, Object> m = (Map<Object, Object>) r;
       String name = (String) m.get(Keyword.intern("name"));
       String failure = (String) m.get(Keyword.intern("failure"));
-      tests.add(DynamicTest.dynamicTest(name, () -> {
+      tests.add(DynamicTest.dynamicTest(ns + "/" + name, () -> {
         if (failure != null) throw new AssertionError(failure);
       }));
     }

@@ -37,7 +37,13 @@ public final class BodyStreamer {
    * element by element (strings in {@code charset}, byte arrays as they are,
    * anything else as its {@code str}) with a flush after each, as Ring 1.15 does
    * so that server-sent events reach the client as they are made; anything else
-   * goes to {@code fallback}, the user-space protocol dispatch.
+   * goes to {@code fallback}, the user-space protocol dispatch, with
+   * {@code response}, the response map (null for the built-in kinds).
+   *
+   * <p>Pass the body so that no caller frame keeps it: a seq is walked here with
+   * nothing else holding its head, so a lazy seq of any length streams in bounded
+   * memory, and the caller must not hold the response map either (it holds the
+   * head too).
    */
   public static void write(Object body, Object response, ResponseStream out, Charset charset, IFn fallback)
       throws IOException {
@@ -46,7 +52,9 @@ public final class BodyStreamer {
         out.writeAll(in);
       }
     } else if (body instanceof ISeq) {
-      for (ISeq s = RT.seq(body); s != null; s = s.next()) {
+      ISeq s = RT.seq(body);
+      body = null; // the head must become garbage as the walk moves on
+      for (; s != null; s = s.next()) {
         Object chunk = s.first();
         if (chunk instanceof byte[] bytes) {
           out.write(bytes);

@@ -47,14 +47,13 @@ public final class ResponseMaps {
   }
 
   /**
-   * Adds the response's {@code :headers} to {@code into}. A value may be a string,
+   * Adds a response's {@code :headers} value to {@code into}. A value may be a string,
    * a collection of values (one header line each, as several Set-Cookie need) or
    * anything else, sent as its {@code str}. Names must be HTTP tokens, and values
    * may hold no control character but tab: CR or LF there would let a value
    * inject headers or a whole response, so such a response is refused.
    */
-  public static int copyHeaders(Object response, MultiMap into) {
-    Object headers = get(response, HEADERS);
+  public static int copyHeaders(Object headers, MultiMap into) {
     if (headers == null) return 0;
     if (!(headers instanceof Map<?, ?> map)) {
       throw new InvalidResponseException("response :headers must be a map, not " + describe(headers));

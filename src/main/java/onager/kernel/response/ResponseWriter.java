@@ -30,16 +30,16 @@ public final class ResponseWriter {
   private static final AsciiString TEXT_PLAIN = AsciiString.cached("text/plain; charset=utf-8");
 
   /**
-   * Sets the status and headers of {@code response} on {@code out}, adding Date and
-   * Server unless the handler set them. Returns the {@link ResponseMaps} flags.
-   * Throws {@link InvalidResponseException} and then leaves {@code out} as it was.
+   * Sets {@code status} and the {@code :headers} value {@code headerMap} on
+   * {@code out}, adding Date and Server unless the handler set them. Returns the
+   * {@link ResponseMaps} flags. Throws {@link InvalidResponseException} and then
+   * leaves {@code out} as it was.
    */
-  public static int head(HttpServerResponse out, Object response, CharSequence serverHeader) {
-    int status = ResponseMaps.status(response);
+  public static int head(HttpServerResponse out, int status, Object headerMap, CharSequence serverHeader) {
     MultiMap headers = out.headers();
     int flags;
     try {
-      flags = ResponseMaps.copyHeaders(response, headers);
+      flags = ResponseMaps.copyHeaders(headerMap, headers);
     } catch (InvalidResponseException e) {
       headers.clear();
       throw e;

@@ -72,8 +72,14 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   private volatile int state;
   private int phase = RUN_HANDLER;
   private Object pending;
-  private Object streamed;
   private boolean closeAfterEnd;
+
+  // A streamed response: the head's parts, and the body until its writer takes it.
+  private int streamStatus;
+  private Object streamHeaders;
+  private Object streamBody;
+  private Object streamMap;
+  private boolean endWhenWritten;
 
   // Request values computed on first read; racing threads compute equal values.
   private IPersistentMap headers;
@@ -189,9 +195,12 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
       if (server.async) {
         server.handler.invoke(ring, new Responder(this, false), new Responder(this, true));
       } else {
-        Object answer = server.handler.invoke(ring);
+        // A field, not a local, so that send can let go of it (see send).
+        pending = server.handler.invoke(ring);
         if (claim()) {
-          send(answer, true);
+          send(true);
+        } else {
+          pending = null;
         }
       }
     } catch (Throwable t) {
@@ -206,7 +215,8 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   /** An async handler's {@code respond}; any thread. */
   void respond(Object answer) {
     if (claim()) {
-      send(answer, false);
+      pending = answer;
+      send(false);
     } else {
       LOG.log(System.Logger.Level.WARNING,
           "respond called on {0} {1}, which already has its response; ignored", request.method(), request.uri());
@@ -248,8 +258,13 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
 
   // ---- writing the response ----
 
-  /** Sends the handler's answer; {@code handlerThread}: we are on the blocking thread that ran it. */
-  private void send(Object answer, boolean handlerThread) {
+  /**
+   * Sends the answer in {@link #pending}; {@code handlerThread}: we are on the
+   * blocking thread that ran the handler.
+   */
+  private void send(boolean handlerThread) {
+    Object answer = pending;
+    pending = null;
     if (!ResponseMaps.isResponse(answer)) {
       refuse(new InvalidResponseException("the handler returned " + describe(answer) + ", not a response map"));
       return;
@@ -263,12 +278,23 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
         phase = WRITE_RESPONSE;
         loop.execute(this);
       }
-    } else if (handlerThread && !loop.inEventLoop()) {
-      stream(answer, body, true);
+      return;
+    }
+    // Keep the parts of the head and the body, and let go of the map: its :body
+    // would keep the head of a lazy seq alive for as long as the seq is sent.
+    boolean builtIn = BodyStreamer.isBuiltIn(body);
+    streamStatus = ResponseMaps.status(answer);
+    streamHeaders = ResponseMaps.get(answer, ResponseMaps.HEADERS);
+    streamMap = builtIn ? null : answer; // protocol writers get the map, as Ring's do
+    streamBody = body;
+    endWhenWritten = !server.async || builtIn;
+    answer = null;
+    body = null;
+    if (handlerThread && !loop.inEventLoop()) {
+      stream();
     } else {
       // Never block the event loop, nor the thread that called respond.
-      boolean endWhenWritten = !server.async || BodyStreamer.isBuiltIn(body);
-      server.virtualThreads.newThread(() -> stream(answer, body, endWhenWritten)).start();
+      server.virtualThreads.newThread(this::stream).start();
     }
   }
 
@@ -295,7 +321,8 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
     Future<Void> end;
     try {
       ResponseWriter.checkDirectBody(body);
-      int flags = ResponseWriter.head(response, answer, server.serverHeader);
+      int flags = ResponseWriter.head(response, ResponseMaps.status(answer),
+          ResponseMaps.get(answer, ResponseMaps.HEADERS), server.serverHeader);
       if (server.draining) response.headers().set("connection", "close");
       end = BodyStreamer.isDirect(body)
           ? ResponseWriter.endDirect(response, body, flags, isHead())
@@ -335,20 +362,27 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
 
   // ---- streamed bodies ----
 
-  private void stream(Object answer, Object body, boolean endWhenWritten) {
-    streamed = answer;
+  private void stream() {
     ResponseStream out = new ResponseStream(this);
     try {
-      Charset charset = ResponseMaps.charset(contentTypeOf(answer));
-      BodyStreamer.write(body, answer, out, charset, server.bodyWriter);
+      Charset charset = ResponseMaps.charset(contentTypeOf(streamHeaders));
+      Object map = streamMap;
+      streamMap = null;
+      BodyStreamer.write(takeStreamBody(), map, out, charset, server.bodyWriter);
       if (endWhenWritten) out.close();
     } catch (Throwable t) {
       out.abort(t);
     }
   }
 
-  private static CharSequence contentTypeOf(Object answer) {
-    Object headers = ResponseMaps.get(answer, ResponseMaps.HEADERS);
+  // Hands the body over without a local here keeping it (see send).
+  private Object takeStreamBody() {
+    Object body = streamBody;
+    streamBody = null;
+    return body;
+  }
+
+  private static CharSequence contentTypeOf(Object headers) {
     if (!(headers instanceof java.util.Map<?, ?> map)) return null;
     for (java.util.Map.Entry<?, ?> e : map.entrySet()) {
       if (e.getKey() instanceof String name && name.equalsIgnoreCase("content-type")) {
@@ -384,7 +418,7 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   // Sends the head of a streamed response; false when the response was refused instead.
   private boolean startStream(ResponseStream from, int length) {
     try {
-      int flags = ResponseWriter.head(response, streamed, server.serverHeader);
+      int flags = ResponseWriter.head(response, streamStatus, streamHeaders, server.serverHeader);
       if (server.draining) response.headers().set("connection", "close");
       if ((flags & (ResponseMaps.HAS_CONTENT_LENGTH | ResponseMaps.HAS_TRANSFER_ENCODING)) == 0) {
         if (request.version() == HttpVersion.HTTP_1_0) {

@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.impl.ConnectionBase;
 import java.util.List;
 
 /**
@@ -23,7 +24,10 @@ final class ServerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    HttpServer server = vertx.createHttpServer(options).requestHandler(dispatcher);
+    HttpServer server = vertx.createHttpServer(options)
+        .connectionHandler(connection -> ((ConnectionBase) connection).channel().pipeline()
+            .addFirst(LingeringClose.NAME, new LingeringClose()))
+        .requestHandler(dispatcher);
     servers.add(server);
     return server.listen();
   }
