@@ -20,7 +20,7 @@ PORT ?= 8080
 CP_FILE := target/classpath.txt
 SOURCES := pom.xml $(shell find src/main/java -name '*.java' 2>/dev/null)
 
-.PHONY: run test repl jar classpath clean
+.PHONY: run test repl jar classpath docs clean
 
 # The runtime class path: Clojure sources first (edits need no rebuild), then
 # the compiled kernel, then the dependencies.
@@ -47,6 +47,10 @@ test:
 	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest) 2>&1 \
 	  | sed -u 's/\x1b\[[0-9;]*m//g' || rc=$$?; \
 	scripts/test-summary; exit $$rc
+
+# Regenerates README.md's options table from src/main/clojure/onager/server/options.clj.
+docs: $(CP_FILE)
+	java -cp "$$(cat $(CP_FILE))" clojure.main scripts/update-docs.clj
 
 jar:
 	$(MVN) -q package -DskipTests

@@ -10,6 +10,7 @@
 (set! *warn-on-reflection* true)
 
 (defprotocol ResponseBody
+  "A response body type the server writes by calling `write-body-to-stream`."
   (write-body-to-stream [body response output-stream]
     "Writes `body` to `output-stream` (a java.io.OutputStream) for `response`
     (the Ring response map). It runs on a thread that may block. With a sync
@@ -30,11 +31,11 @@
   "The kernel's fallback for body types it does not write itself; not for
   handlers to call."
   [body response output-stream]
-  (cond
-    (satisfies? ResponseBody body) (write-body-to-stream body response output-stream)
-    :else (if-let [write (ring-writer body)]
-            (write body response output-stream)
-            (throw (ex-info (str "Cannot write a response :body of type " (.getName (class body))
-                                 ": use a String, byte[], InputStream, File, Path, ByteBuffer or seq, "
-                                 "or extend onager.protocols/ResponseBody to it.")
-                            {:onager/error :invalid-body :type (class body)})))))
+  (if (satisfies? ResponseBody body)
+    (write-body-to-stream body response output-stream)
+    (if-let [write (ring-writer body)]
+      (write body response output-stream)
+      (throw (ex-info (str "Cannot write a response :body of type " (.getName (class body))
+                           ": use a String, byte[], InputStream, File, Path, ByteBuffer or seq, "
+                           "or extend onager.protocols/ResponseBody to it.")
+                      {:onager/error :invalid-body :type (class body)})))))

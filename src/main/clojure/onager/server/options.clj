@@ -28,7 +28,8 @@
     :default-doc "number of CPUs"
     :valid? (int-in 1 1024)
     :allowed "an integer from 1 to 1024"
-    :doc "Vert.x event loops (and listening server instances) to use."}
+    :doc (str "Event loops to run on, one listening server instance each; with :vertx, the "
+              "instances to spread over that Vert.x instance's loops.")}
    {:key :handler-mode
     :default nil
     :default-doc ":virtual (sync), :event-loop (async)"

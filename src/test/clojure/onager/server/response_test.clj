@@ -195,6 +195,36 @@
         (is (= 6 (content-length r)))
         (is (not (chunked? r)))))))
 
+(deftest declared-content-length-must-match
+  (ts/each-combo [s (fn [r]
+                      (let [h {"Content-Length" (case (:uri r) "/short-stream" "10" "3")}]
+                        (case (:uri r)
+                          "/string" {:status 200 :headers {"Content-Length" "10"} :body "short"}
+                          "/nan" {:status 200 :headers {"Content-Length" "ten"} :body "short"}
+                          "/head-only" {:status 200 :headers {"Content-Length" "1234"} :body nil}
+                          "/long-stream" {:status 200 :headers h :body (ByteArrayInputStream. (.getBytes "abcdef"))}
+                          "/long-seq" {:status 200 :headers h :body (list "abc" "def")}
+                          "/short-stream" {:status 200 :headers h :body (list "abc")}
+                          "/ok" (ok "fine"))))]
+    (testing "a direct body whose Content-Length is wrong is refused"
+      (is (= 500 (:status (ts/request (ts/url s "/string")))))
+      (is (= 500 (:status (ts/request (ts/url s "/nan"))))))
+    (testing "HEAD may declare the length its GET would have"
+      (let [{:keys [text]} (ts/raw s "HEAD /head-only HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")]
+        (is (= [200] (ts/statuses text)))
+        (is (re-find #"(?i)content-length: 1234\r\n" text))))
+    (testing "a stream longer than its Content-Length never sends the extra bytes"
+      (is (= 500 (:status (ts/request (ts/url s "/long-stream")))))
+      (let [{:keys [text closed?]} (ts/raw s "GET /long-seq HTTP/1.1\r\nHost: x\r\n\r\nGET /ok HTTP/1.1\r\nHost: x\r\n\r\n")]
+        (is (str/ends-with? text "\r\n\r\nabc"))
+        (is (not (str/includes? text "def")))
+        (is closed?)))
+    (testing "a stream shorter than its Content-Length cuts the connection"
+      (let [{:keys [text closed?]} (ts/raw s "GET /short-stream HTTP/1.1\r\nHost: x\r\n\r\n")]
+        (is (str/ends-with? text "\r\n\r\nabc"))
+        (is closed?)))
+    (is (= "fine" (:body (ts/request (ts/url s "/ok")))))))
+
 (deftest date-and-server-headers
   (ts/with-server [s (fn [_] (ok "x")) {}]
     (let [r (ts/request (ts/url s "/"))]

@@ -139,6 +139,44 @@ public final class ResponseMaps {
     }
   }
 
+  /**
+   * The value of header {@code name} (any case) in a {@code :headers} value: the
+   * first of a collection, the str of anything else; null when absent.
+   */
+  public static String headerValue(Object headers, String name) {
+    if (!(headers instanceof Map<?, ?> map)) return null;
+    for (Map.Entry<?, ?> e : map.entrySet()) {
+      Object key = e.getKey();
+      String k = key instanceof String str ? str : key instanceof Named n ? n.getName() : null;
+      if (k != null && k.equalsIgnoreCase(name)) {
+        Object v = e.getValue();
+        if (v instanceof Iterable<?> values) {
+          var it = values.iterator();
+          v = it.hasNext() ? it.next() : null;
+        }
+        return v == null ? null : v.toString();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The Content-Length a handler declared in a {@code :headers} value, or -1 when
+   * it declared none. A value that is not a length is refused: sent as it is, it
+   * would leave the client waiting, or read the next response as this body.
+   */
+  public static long declaredLength(Object headers) {
+    String value = headerValue(headers, "content-length");
+    if (value == null) return -1;
+    try {
+      long n = Long.parseLong(value.trim());
+      if (n >= 0) return n;
+    } catch (NumberFormatException ignored) {
+      // refused below
+    }
+    throw new InvalidResponseException("response Content-Length " + quote(value) + " is not a length");
+  }
+
   static String describe(Object o) {
     return o == null ? "nil" : o.getClass().getName() + " " + quote(String.valueOf(o));
   }

@@ -16,6 +16,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * bytes are handed over and not yet written to the socket, the writer waits until
  * they drain below {@link #LOW_WATER}: a slow client slows the body's source
  * instead of filling the heap. After the connection fails, every write throws.
+ *
+ * <p>When the handler declared a Content-Length, the body must be exactly that
+ * long: a byte more would be read by the client as the start of the next
+ * response, a byte less would leave it waiting. Either fails the stream.
  */
 public final class ResponseStream extends OutputStream {
   static final int CHUNK = 32 * 1024;
@@ -23,6 +27,7 @@ public final class ResponseStream extends OutputStream {
   static final long LOW_WATER = 64 * 1024;
 
   private final ChunkSink sink;
+  private final long declaredLength;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition drained = lock.newCondition();
 
@@ -33,16 +38,20 @@ public final class ResponseStream extends OutputStream {
   // The writer's own state.
   private byte[] buf;
   private int pos;
+  private long total;
   private boolean headSent;
   private boolean closed;
 
-  public ResponseStream(ChunkSink sink) {
+  /** {@code declaredLength}: the handler's Content-Length, or -1 when it declared none. */
+  public ResponseStream(ChunkSink sink, long declaredLength) {
     this.sink = sink;
+    this.declaredLength = declaredLength;
   }
 
   @Override
   public void write(int b) throws IOException {
     ensureOpen();
+    count(1);
     if (buf == null) buf = new byte[CHUNK];
     buf[pos++] = (byte) b;
     if (pos == buf.length) send(false);
@@ -52,6 +61,7 @@ public final class ResponseStream extends OutputStream {
   public void write(byte[] src, int off, int len) throws IOException {
     Objects.checkFromIndexSize(off, len, src.length);
     ensureOpen();
+    count(len);
     while (len > 0) {
       if (buf == null) buf = new byte[CHUNK];
       int n = Math.min(len, buf.length - pos);
@@ -70,6 +80,7 @@ public final class ResponseStream extends OutputStream {
       if (buf == null) buf = new byte[CHUNK];
       int n = in.read(buf, pos, buf.length - pos);
       if (n < 0) return;
+      count(n);
       pos += n;
       if (pos == buf.length) send(false);
     }
@@ -86,8 +97,23 @@ public final class ResponseStream extends OutputStream {
   @Override
   public void close() throws IOException {
     if (closed) return;
+    if (declaredLength >= 0 && total != declaredLength) {
+      IOException e = new IOException("the response body ended after " + total
+          + " bytes, short of its Content-Length of " + declaredLength);
+      abort(e);
+      throw e;
+    }
     closed = true;
     send(true);
+  }
+
+  private void count(long n) throws IOException {
+    total += n;
+    if (declaredLength >= 0 && total > declaredLength) {
+      IOException e = new IOException("the response body is longer than its Content-Length of " + declaredLength);
+      abort(e);
+      throw e;
+    }
   }
 
   /**

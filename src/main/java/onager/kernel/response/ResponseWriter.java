@@ -69,28 +69,40 @@ public final class ResponseWriter {
   /**
    * Sends a direct body and ends the response. {@code head}: the request was HEAD,
    * so only the length the body would have goes out. {@code flags} are what
-   * {@link #head} returned.
+   * {@link #head} returned; {@code declaredLength} the handler's Content-Length
+   * (-1 for none), which must match the body.
    */
-  public static Future<Void> endDirect(HttpServerResponse out, Object body, int flags, boolean head) {
+  public static Future<Void> endDirect(HttpServerResponse out, Object body, int flags, boolean head,
+                                      long declaredLength) {
     int status = out.getStatusCode();
     if (bodiless(status)) {
       closeQuietly(body);
       return out.end();
     }
     if (body instanceof File || body instanceof Path) {
-      String file = body.toString();
+      long length = fileLength(body);
+      checkLength(declaredLength, length, head);
       if (head) {
-        setLength(out, flags, fileLength(body));
+        setLength(out, flags, length);
         return out.end();
       }
-      return out.sendFile(file, 0, Long.MAX_VALUE);
+      return out.sendFile(body.toString(), 0, Long.MAX_VALUE);
     }
     Buffer data = directBuffer(out, body, flags);
+    checkLength(declaredLength, data.length(), head);
     if (head) {
       setLength(out, flags, data.length());
       return out.end();
     }
     return out.end(data);
+  }
+
+  // A HEAD response may declare the length its GET would have; any other must tell the truth.
+  private static void checkLength(long declared, long actual, boolean head) {
+    if (declared >= 0 && declared != actual && !head) {
+      throw new InvalidResponseException("response Content-Length " + declared + " does not match its body of "
+          + actual + " bytes");
+    }
   }
 
   /** Ends a HEAD response whose body is a stream: the stream is closed unread. */

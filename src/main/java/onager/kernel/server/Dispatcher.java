@@ -60,6 +60,17 @@ final class Dispatcher implements Handler<HttpServerRequest> {
 
   @Override
   public void handle(HttpServerRequest request) {
+    try {
+      dispatch(request);
+    } catch (Throwable t) {
+      // Only a failure of the server itself gets here (say, no memory for a thread):
+      // the handler's own failures are the exchange's to answer.
+      LOG.log(System.Logger.Level.ERROR, "could not start handling " + request.method() + " " + request.uri(), t);
+      if (!request.response().headWritten()) reject(request, 500, "server failure");
+    }
+  }
+
+  private void dispatch(HttpServerRequest request) {
     if (request.uri().length() > maxUriLength) {
       reject(request, 414, "URI longer than :max-uri-length");
       return;

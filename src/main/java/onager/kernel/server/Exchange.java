@@ -79,6 +79,7 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   private Object streamHeaders;
   private Object streamBody;
   private Object streamMap;
+  private long streamLength;
   private boolean endWhenWritten;
 
   // Request values computed on first read; racing threads compute equal values.
@@ -285,6 +286,12 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
     boolean builtIn = BodyStreamer.isBuiltIn(body);
     streamStatus = ResponseMaps.status(answer);
     streamHeaders = ResponseMaps.get(answer, ResponseMaps.HEADERS);
+    try {
+      streamLength = ResponseMaps.declaredLength(streamHeaders);
+    } catch (InvalidResponseException e) {
+      refuse(e);
+      return;
+    }
     streamMap = builtIn ? null : answer; // protocol writers get the map, as Ring's do
     streamBody = body;
     endWhenWritten = !server.async || builtIn;
@@ -318,14 +325,15 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
 
   private void writeDirect(Object answer) {
     Object body = ResponseMaps.get(answer, ResponseMaps.BODY);
+    Object headers = ResponseMaps.get(answer, ResponseMaps.HEADERS);
     Future<Void> end;
     try {
       ResponseWriter.checkDirectBody(body);
-      int flags = ResponseWriter.head(response, ResponseMaps.status(answer),
-          ResponseMaps.get(answer, ResponseMaps.HEADERS), server.serverHeader);
+      long declared = ResponseMaps.declaredLength(headers);
+      int flags = ResponseWriter.head(response, ResponseMaps.status(answer), headers, server.serverHeader);
       if (server.draining) response.headers().set("connection", "close");
       end = BodyStreamer.isDirect(body)
-          ? ResponseWriter.endDirect(response, body, flags, isHead())
+          ? ResponseWriter.endDirect(response, body, flags, isHead(), declared)
           : ResponseWriter.endUnread(response, body);
     } catch (InvalidResponseException e) {
       refuse(e);
@@ -363,9 +371,9 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   // ---- streamed bodies ----
 
   private void stream() {
-    ResponseStream out = new ResponseStream(this);
+    ResponseStream out = new ResponseStream(this, streamLength);
     try {
-      Charset charset = ResponseMaps.charset(contentTypeOf(streamHeaders));
+      Charset charset = ResponseMaps.charset(ResponseMaps.headerValue(streamHeaders, "content-type"));
       Object map = streamMap;
       streamMap = null;
       BodyStreamer.write(takeStreamBody(), map, out, charset, server.bodyWriter);
@@ -380,16 +388,6 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
     Object body = streamBody;
     streamBody = null;
     return body;
-  }
-
-  private static CharSequence contentTypeOf(Object headers) {
-    if (!(headers instanceof java.util.Map<?, ?> map)) return null;
-    for (java.util.Map.Entry<?, ?> e : map.entrySet()) {
-      if (e.getKey() instanceof String name && name.equalsIgnoreCase("content-type")) {
-        return e.getValue() instanceof CharSequence cs ? cs : null;
-      }
-    }
-    return null;
   }
 
   @Override

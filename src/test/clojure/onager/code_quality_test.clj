@@ -1,0 +1,49 @@
+(ns onager.code-quality-test
+  "House rules checked as tests: every public var has a docstring, no Clojure
+  code reflects, and the README's options table is the options table."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [onager.options :as options]
+            [onager.server.options :as server-options]))
+
+(defn- namespaces-under
+  "The namespaces of the .clj files under `dir`."
+  [dir]
+  (let [root (.toPath (io/file dir))]
+    (->> (file-seq (io/file dir))
+         (filter #(str/ends-with? (.getName ^java.io.File %) ".clj"))
+         (map (fn [^java.io.File f]
+                (-> (str (.relativize root (.toPath f)))
+                    (str/replace #"\.clj$" "")
+                    (str/replace "/" ".")
+                    (str/replace "_" "-")
+                    symbol)))
+         sort)))
+
+(def ^:private api-namespaces (namespaces-under "src/main/clojure"))
+
+(deftest every-public-var-has-a-docstring
+  (is (seq api-namespaces))
+  (doseq [ns-sym api-namespaces]
+    (require ns-sym)
+    (doseq [[sym v] (ns-publics ns-sym)]
+      (is (not (str/blank? (:doc (meta v)))) (str ns-sym "/" sym " has no docstring")))))
+
+(deftest no-reflection
+  (testing "loading the API and the demo with *warn-on-reflection* prints no warning"
+    (let [err (java.io.StringWriter.)]
+      (binding [*err* err
+                *warn-on-reflection* true]
+        (doseq [ns-sym (concat api-namespaces (namespaces-under "examples"))]
+          (require ns-sym :reload)))
+      (is (not (str/includes? (str err) "Reflection warning")) (str err)))))
+
+(defn- readme-options-table []
+  (let [readme (slurp "README.md")
+        [_ table] (re-find #"(?s)<!-- options:start -->\n(.*?)\n<!-- options:end -->" readme)]
+    table))
+
+(deftest readme-options-table-is-generated
+  (testing "README.md shows the options table itself (run `make docs` after changing it)"
+    (is (= (options/markdown server-options/table) (readme-options-table)))))

@@ -1,0 +1,55 @@
+(ns onager.demo-test
+  "The demo app's endpoints, sync in every mode and async."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [onager.demo :as demo]
+            [onager.test-support :as ts])
+  (:import [java.util.zip CRC32]))
+
+(def ^:private root (io/file "examples/static"))
+
+(def ^:private setups
+  [["virtual" (demo/handler root) {}]
+   ["event-loop" (demo/handler root) {:handler-mode :event-loop}]
+   ["worker" (demo/handler root) {:handler-mode :worker}]
+   ["async" (demo/async-handler root) {:async? true}]])
+
+(defmacro ^:private each-setup [[s] & body]
+  `(doseq [[name# handler# opts#] setups]
+     (testing name#
+       (ts/with-server [~s handler# (merge {:vertx @ts/shared-vertx} opts#)]
+         ~@body))))
+
+(defn- crc32 [^String s]
+  (let [c (CRC32.)] (.update c (.getBytes s)) (Long/toHexString (.getValue c))))
+
+(deftest endpoints
+  (each-setup [s]
+    (let [get (fn [path] (ts/request (ts/url s path)))]
+      (is (= [200 "Hello, World!"] ((juxt :status :body) (get "/plaintext"))))
+      (is (= "text/plain; charset=utf-8" (ts/header (get "/plaintext") "content-type")))
+      (is (= [200 "{\"message\":\"Hello, World!\"}"] ((juxt :status :body) (get "/json"))))
+      (is (= "application/json" (ts/header (get "/json") "content-type")))
+      (is (= "slept 5 ms\n" (:body (get "/sleep?ms=5"))))
+      (is (= "line 0\nline 1\nline 2\n" (:body (get "/stream?n=3"))))
+      (is (= "chunked" (ts/header (get "/stream?n=3") "transfer-encoding")))
+      (is (= "abcdefghijklmnopqrstuvwxyzabcd" (:body (get "/download?size=30"))))
+      (is (= "abcdefghijklmnopqrstuvwxyzabcd" (:body (get "/download?size=30&as=seq"))))
+      (is (= 404 (:status (get "/nothing-here")))))
+    (testing "/echo streams the body back with its content type"
+      (let [r (ts/request (ts/url s "/echo") {:method :post :body "echo me" :headers {"Content-Type" "text/x-test"}})]
+        (is (= [200 "echo me" "text/x-test"] [(:status r) (:body r) (ts/header r "content-type")]))))
+    (testing "/upload counts and checksums the body"
+      (let [body (apply str (repeat 1000 "upload "))]
+        (is (= (str (count body) " bytes, crc32 " (crc32 body) "\n")
+               (:body (ts/request (ts/url s "/upload") {:method :post :body body}))))))
+    (testing "/static serves files from the folder, and nothing outside it"
+      (let [r (ts/request (ts/url s "/static/index.html"))]
+        (is (= 200 (:status r)))
+        (is (str/includes? (:body r) "<h1>Onager demo</h1>"))
+        (is (= "text/html" (ts/header r "content-type"))))
+      (doseq [path ["/static/../../pom.xml" "/static/%2e%2e/%2e%2e/pom.xml" "/static/missing.txt"]]
+        (let [{:keys [text]} (ts/raw s (str "GET " path " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))]
+          (is (= [404] (ts/statuses text)) path)
+          (is (not (str/includes? text "<project"))))))))

@@ -1,0 +1,152 @@
+(ns onager.server.lifecycle-test
+  "Starting and stopping: options checked at start with messages that name the
+  key, the value and what is allowed; ports; graceful stop; shared Vert.x."
+  (:require [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [onager.server :as server]
+            [onager.server.options :as server-options]
+            [onager.test-support :as ts])
+  (:import [io.vertx.core Vertx]
+           [java.io Closeable]
+           [java.net ConnectException ServerSocket Socket]))
+
+(defn- ok [_] {:status 200 :body "ok"})
+
+(defn- start-error
+  "The ex-info `start` throws for `opts` (and `handler`), or nil."
+  ([opts] (start-error ok opts))
+  ([handler opts]
+   (try (server/stop (server/start handler opts)) nil
+        (catch clojure.lang.ExceptionInfo e e))))
+
+(def ^:private bad-options
+  "Each option with a value it must refuse, and what the message must say is allowed."
+  [[:host "" "non-empty host name"]
+   [:host 127 "non-empty host name"]
+   [:port -1 "integer from 0 to 65535"]
+   [:port 65536 "integer from 0 to 65535"]
+   [:port "8080" "integer from 0 to 65535"]
+   [:event-loops 0 "integer from 1 to 1024"]
+   [:handler-mode :threads "one of :virtual, :event-loop, :worker"]
+   [:handler-mode "virtual" "one of :virtual, :event-loop, :worker"]
+   [:worker-threads 0 "integer from 1 to 10000"]
+   [:async? "yes" "true or false"]
+   [:async? nil "true or false"]
+   [:max-body 0 "positive integer"]
+   [:max-body 1.5 "positive integer"]
+   [:max-header-size 10 "integer from 256"]
+   [:max-uri-length 1 "integer from 16"]
+   [:idle-timeout-ms -5 "integer from 0"]
+   [:shutdown-timeout-ms :soon "integer from 0"]
+   [:server-header "bad\r\nheader" "printable ASCII"]
+   [:server-header "" "printable ASCII"]
+   [:vertx "a vertx" "io.vertx.core.Vertx instance"]])
+
+(deftest bad-options-are-rejected-with-their-message
+  (doseq [[k v allowed] bad-options]
+    (testing (str k " " (pr-str v))
+      (let [e (start-error {k v})]
+        (is (some? e))
+        (when e
+          (is (str/includes? (ex-message e) (str k)))
+          (is (str/includes? (ex-message e) (pr-str v)))
+          (is (str/includes? (ex-message e) allowed))
+          (is (= {:onager/error :invalid-option :key k :value v}
+                 (select-keys (ex-data e) [:onager/error :key :value]))))))))
+
+(deftest every-option-has-a-rejection-test
+  (is (= (set (map :key server-options/table)) (set (map first bad-options)))))
+
+(deftest unknown-options-are-rejected
+  (let [e (start-error {:prot 8080})]
+    (is (= :unknown-option (:onager/error (ex-data e))))
+    (is (str/includes? (ex-message e) ":prot"))
+    (is (str/includes? (ex-message e) "8080"))
+    (testing "with a suggestion and the list of known options"
+      (is (str/includes? (ex-message e) "Did you mean :port?"))
+      (is (str/includes? (ex-message e) ":max-body")))))
+
+(deftest options-must-be-a-map
+  (let [e (start-error [:port 8080])]
+    (is (= :invalid-options (:onager/error (ex-data e))))
+    (is (str/includes? (ex-message e) "must be a map"))))
+
+(deftest the-handler-must-be-a-function
+  (let [e (start-error "not a handler" {})]
+    (is (= :invalid-handler (:onager/error (ex-data e))))
+    (is (str/includes? (ex-message e) "\"not a handler\""))))
+
+(deftest port-zero-binds-a-free-port
+  (ts/with-server [s ok {:port 0}]
+    (is (pos? (server/port s)))
+    (is (= "ok" (:body (ts/request (ts/url s "/")))))))
+
+(deftest a-busy-port-fails-start-clearly
+  (with-open [taken (ServerSocket. 0 50 (java.net.InetAddress/getByName "127.0.0.1"))]
+    (let [e (try (server/start ok {:host "127.0.0.1" :port (.getLocalPort taken)}) nil
+                 (catch Exception e e))]
+      (is (some? e))
+      (is (str/includes? (ex-message e) (str "127.0.0.1:" (.getLocalPort taken)))))))
+
+(defn- refused? [port]
+  (try (with-open [_ (Socket. "127.0.0.1" (int port))] false)
+       (catch ConnectException _ true)))
+
+(deftest stop-closes-the-port-and-is-idempotent
+  (let [s (ts/start ok {})
+        port (server/port s)]
+    (is (= 200 (:status (ts/request (ts/url s "/")))))
+    (is (nil? (server/stop s)))
+    (is (refused? port))
+    (testing "stopping again does nothing"
+      (is (nil? (server/stop s))))))
+
+(deftest servers-are-closeable
+  (let [port (with-open [^Closeable s (ts/start ok {})]
+               (is (= 200 (:status (ts/request (ts/url s "/")))))
+               (server/port s))]
+    (is (refused? port))))
+
+(deftest graceful-stop-lets-requests-in-flight-finish
+  (let [started (java.util.concurrent.CountDownLatch. 10)
+        s (ts/start (fn [_] (.countDown started) (Thread/sleep 700) {:status 200 :body "done"})
+                    {:shutdown-timeout-ms 10000})
+        port (server/port s)
+        in-flight (mapv (fn [_] (future (ts/request (ts/url s "/")))) (range 10))]
+    (is (.await started 10 java.util.concurrent.TimeUnit/SECONDS))
+    (server/stop s)
+    (testing "every request that was in flight completes with 200"
+      (is (= (repeat 10 200) (map (comp :status deref) in-flight)))
+      (is (= (repeat 10 "done") (map (comp :body deref) in-flight))))
+    (testing "their responses tell the client to close the connection"
+      (is (every? #(= "close" (ts/header @% "connection")) in-flight)))
+    (testing "new connections are refused"
+      (is (refused? port)))))
+
+(deftest graceful-stop-gives-up-after-the-timeout
+  (let [handler-done (promise)
+        s (ts/start (fn [_] (Thread/sleep 5000) (deliver handler-done true) {:status 200})
+                    {:shutdown-timeout-ms 300})
+        in-flight (future (try (ts/request (ts/url s "/")) (catch Exception e e)))]
+    (Thread/sleep 200)
+    (server/stop s)
+    (testing "stop returns once the timeout has passed, before the handler ends"
+      (is (not (realized? handler-done))))
+    (testing "and the request that did not finish in time loses its connection"
+      (is (instance? java.io.IOException @in-flight)))))
+
+(deftest a-shared-vertx-stays-open
+  (let [vertx (Vertx/vertx)]
+    (try
+      (let [s (ts/start ok {:vertx vertx})]
+        (is (= 200 (:status (ts/request (ts/url s "/")))))
+        (server/stop s))
+      (testing "after stop the instance still runs: a new server starts on it"
+        (ts/with-server [s ok {:vertx vertx}]
+          (is (= 200 (:status (ts/request (ts/url s "/")))))))
+      (finally (.close vertx)))))
+
+(deftest start-docstring-lists-every-option
+  (let [doc (:doc (meta #'server/start))]
+    (doseq [{k :key} server-options/table]
+      (is (str/includes? doc (str k)) (str k)))))
