@@ -15,6 +15,9 @@ export MAVEN_OPTS := --sun-misc-unsafe-memory-access=allow $(MAVEN_OPTS)
 endif
 
 MVN := mvn -B -ntp -Dstyle.color=never
+# Maven 3.8 prints stray colour codes even in batch mode; this strips them.
+STRIP := sed -u 's/\x1b\[[0-9;]*m//g'
+SHELL_FLAGS := set -o pipefail;
 JVM_OPTS ?= --enable-native-access=ALL-UNNAMED
 PORT ?= 8080
 CP_FILE := target/classpath.txt
@@ -25,8 +28,8 @@ SOURCES := pom.xml $(shell find src/main/java -name '*.java' 2>/dev/null)
 # The runtime class path: Clojure sources first (edits need no rebuild), then
 # the compiled kernel, then the dependencies.
 $(CP_FILE): $(SOURCES)
-	@$(MVN) -q compile dependency:build-classpath -Dmdep.includeScope=runtime \
-	  -Dmdep.outputFile=$(CP_FILE).deps >&2
+	@$(SHELL_FLAGS) $(MVN) -q compile dependency:build-classpath -Dmdep.includeScope=runtime \
+	  -Dmdep.outputFile=$(CP_FILE).deps 2>&1 | $(STRIP) >&2
 	@echo "src/main/clojure:target/classes:$$(cat $(CP_FILE).deps)" > $(CP_FILE)
 
 classpath: $(CP_FILE)
@@ -40,12 +43,10 @@ repl: $(CP_FILE)
 	$$wrap java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples:src/test/clojure" clojure.main -r
 
 # NS=a.b-test,c.d-test runs only those Clojure namespaces.
-# Maven 3.8 prints stray colour codes even in batch mode; sed strips them.
 test:
 	@scripts/install-test-tools
-	@set -o pipefail; rc=0; \
-	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest) 2>&1 \
-	  | sed -u 's/\x1b\[[0-9;]*m//g' || rc=$$?; \
+	@$(SHELL_FLAGS) rc=0; \
+	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest) 2>&1 | $(STRIP) || rc=$$?; \
 	scripts/test-summary; exit $$rc
 
 # Regenerates README.md's options table from src/main/clojure/onager/server/options.clj.
@@ -53,8 +54,8 @@ docs: $(CP_FILE)
 	java -cp "$$(cat $(CP_FILE))" clojure.main scripts/update-docs.clj
 
 jar:
-	$(MVN) -q package -DskipTests
+	@$(SHELL_FLAGS) $(MVN) -q package -DskipTests 2>&1 | $(STRIP)
 	@ls target/*.jar
 
 clean:
-	$(MVN) -q clean
+	@$(SHELL_FLAGS) $(MVN) -q clean 2>&1 | $(STRIP)
