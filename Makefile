@@ -23,7 +23,7 @@ PORT ?= 8080
 CP_FILE := target/classpath.txt
 SOURCES := pom.xml $(shell find src/main/java -name '*.java' 2>/dev/null)
 
-.PHONY: run test repl jar classpath docs clean
+.PHONY: run test repl jar classpath docs soak clean
 
 # The runtime class path: Clojure sources first (edits need no rebuild), then
 # the compiled kernel, then the dependencies.
@@ -52,6 +52,11 @@ test:
 # Regenerates README.md's options table from src/main/clojure/onager/server/options.clj.
 docs: $(CP_FILE)
 	java -cp "$$(cat $(CP_FILE))" clojure.main scripts/update-docs.clj
+
+# Ten minutes of full load with disconnects and errors, reporting memory growth (not in CI).
+# SOAK_SECONDS=60 make soak for a short one.
+soak: $(CP_FILE)
+	@scripts/soak
 
 jar:
 	@$(SHELL_FLAGS) $(MVN) -q package -DskipTests 2>&1 | $(STRIP)

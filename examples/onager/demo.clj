@@ -9,6 +9,7 @@
     /download?size=N  N bytes from an InputStream that makes them as it goes
                       (&as=seq: from a lazy seq of 64 KiB byte arrays instead)
     /upload           reads the request body; answers its length and CRC-32
+    /fail             throws: the client gets a plain 500, the log the stack trace
     /static/...       files under the static folder, as File bodies (sendfile)
 
   Run: clojure -m onager.demo [--port 8080] [--mode virtual|event-loop|worker]
@@ -126,6 +127,7 @@
                                        (generated-seq size)
                                        (generated-stream size))})
         (= uri "/upload") (upload-summary (:body request))
+        (= uri "/fail") (throw (ex-info "the demo's /fail endpoint failed, as asked" {:uri uri}))
         (= uri "/") (text 200 "Onager demo: see /static/index.html\n")
         (str/starts-with? uri "/static/") (if-let [f (static-file static-root (subs uri (count "/static/")))]
                                             {:status 200 :body f}
@@ -169,11 +171,11 @@
 (defn -main [& args]
   (let [{:keys [port mode async? static max-body]} (parse-args args)
         root (io/file static)
+        ;; :shutdown-hook? makes SIGTERM (docker stop, systemctl stop, Ctrl-C) a graceful stop.
         s (server/start (if async? (async-handler root) (handler root))
-                        (cond-> {:port port :async? async?}
+                        (cond-> {:port port :async? async? :shutdown-hook? true}
                           mode (assoc :handler-mode mode)
                           max-body (assoc :max-body max-body)))]
-    (.addShutdownHook (Runtime/getRuntime) (Thread. #(server/stop s)))
     (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/"
                   " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async") ")"))
     (flush)))

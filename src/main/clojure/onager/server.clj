@@ -23,7 +23,8 @@
 
 (defn- config ^ServerConfig [opts]
   (let [{:keys [host port event-loops handler-mode worker-threads async? max-body max-header-size
-                max-uri-length idle-timeout-ms shutdown-timeout-ms server-header vertx]} opts
+                max-header-count low-memory-percent decompress-requests? max-uri-length idle-timeout-ms header-timeout-ms body-timeout-ms
+                request-timeout-ms shutdown-timeout-ms shutdown-hook? server-header vertx]} opts
         mode (or handler-mode (if async? :event-loop :virtual))]
     (-> (ServerConfig/builder)
         (.host host)
@@ -35,8 +36,15 @@
         (.maxBody max-body)
         (.maxHeaderSize max-header-size)
         (.maxUriLength max-uri-length)
+        (.maxHeaderCount max-header-count)
+        (.lowMemoryPercent low-memory-percent)
+        (.decompressRequests decompress-requests?)
         (.idleTimeoutMs idle-timeout-ms)
+        (.headerTimeoutMs header-timeout-ms)
+        (.bodyTimeoutMs body-timeout-ms)
+        (.requestTimeoutMs request-timeout-ms)
         (.shutdownTimeoutMs shutdown-timeout-ms)
+        (.shutdownHook shutdown-hook?)
         (.serverHeader (when server-header server-header))
         (.vertx ^Vertx vertx)
         (.bodyWriter protocols/write-body)

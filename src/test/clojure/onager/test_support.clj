@@ -6,11 +6,12 @@
             [onager.server :as server])
   (:import [io.vertx.core Vertx]
            [java.io ByteArrayOutputStream InputStream]
-           [java.net Socket SocketTimeoutException URI]
+           [java.net ConnectException Socket SocketException SocketTimeoutException URI]
            [java.net.http HttpClient HttpClient$Version HttpRequest HttpRequest$BodyPublishers
             HttpResponse HttpResponse$BodyHandlers]
            [java.nio.charset StandardCharsets]
-           [java.time Duration]))
+           [java.time Duration]
+           [java.util.logging Handler LogRecord Logger]))
 
 (set! *warn-on-reflection* true)
 
@@ -143,7 +144,59 @@
          {:text (String. (.toByteArray received) StandardCharsets/ISO_8859_1)
           :closed? closed?})))))
 
+(defn connect
+  "A raw socket to `server` (or to a port on 127.0.0.1), reads timing out after 15 s."
+  ^Socket [server-or-port]
+  (let [port (if (number? server-or-port) server-or-port (server/port server-or-port))]
+    (doto (Socket. "127.0.0.1" (int port)) (.setSoTimeout 15000))))
+
+(defn send!
+  "Writes `text` (as ISO-8859-1) to `socket` and flushes it."
+  [^Socket socket ^String text]
+  (doto (.getOutputStream socket)
+    (.write (.getBytes text StandardCharsets/ISO_8859_1))
+    (.flush)))
+
+(defn read-all
+  "Reads `socket` until the server closes it (or its read timeout passes):
+  {:text received :closed? :reset? (closed by a reset) :ms time taken}."
+  [^Socket socket]
+  (let [start (System/currentTimeMillis)
+        in (.getInputStream socket)
+        received (ByteArrayOutputStream.)
+        buf (byte-array 65536)
+        end (try (loop []
+                   (let [n (.read in buf)]
+                     (if (neg? n) :closed (do (.write received buf 0 n) (recur)))))
+                 (catch SocketTimeoutException _ :open)
+                 (catch SocketException _ :reset))]
+    {:text (String. (.toByteArray received) StandardCharsets/ISO_8859_1)
+     :closed? (not= end :open)
+     :reset? (= end :reset)
+     :ms (- (System/currentTimeMillis) start)}))
+
+(defn refused?
+  "True when a connection to `port` on 127.0.0.1 is refused."
+  [port]
+  (try (with-open [_ (Socket. "127.0.0.1" (int port))] false)
+       (catch ConnectException _ true)))
+
 (defn statuses
   "The status codes of every HTTP response in `text`, in order."
   [text]
   (mapv (comp parse-long second) (re-seq #"HTTP/1\.[01] (\d{3}) " text)))
+
+;; ---- logs ----
+
+(defn capture-logs
+  "Runs `f` while collecting the records logged to onager.server; returns them."
+  [f]
+  (let [records (atom [])
+        logger (Logger/getLogger "onager.server")
+        h (proxy [Handler] []
+            (publish [^LogRecord r] (swap! records conj r))
+            (flush [])
+            (close []))]
+    (.addHandler logger h)
+    (try (f) @records
+         (finally (.removeHandler logger h)))))

@@ -55,26 +55,73 @@
     :valid? #(and (int? %) (pos? %))
     :allowed "a positive integer (bytes)"
     :doc "Largest request body; a longer one gets 413 and its read throws."}
+   {:key :decompress-requests?
+    :default false
+    :valid? boolean?
+    :allowed "true or false"
+    :doc (str "True: a request body sent with Content-Encoding gzip or deflate reaches the handler "
+              "decompressed, without its Content-Encoding and Content-Length headers; :max-body limits the "
+              "decompressed size (a small body that inflates past it gets 413), and a body that is not valid "
+              "gzip or deflate gets 400. Decompression happens as the handler reads, in its buffer.")}
    {:key :max-header-size
     :default 8192
     :valid? (int-in 256 max-int)
     :allowed "an integer from 256 to 2147483647 (bytes)"
-    :doc "Largest request header section; a larger one gets 431."}
+    :doc "Largest request header section (request line excluded, trailers included); a larger one gets 431."}
+   {:key :max-header-count
+    :default 100
+    :valid? (int-in 1 10000)
+    :allowed "an integer from 1 to 10000"
+    :doc "Most header fields (trailers included) a request may have; one with more gets 431."}
    {:key :max-uri-length
     :default 8192
     :valid? (int-in 16 (- max-int 1024))
     :allowed "an integer from 16 to 2147482623 (bytes)"
     :doc "Longest request URI; a longer one gets 414."}
+   {:key :low-memory-percent
+    :default 90
+    :valid? (int-in 0 100)
+    :allowed "an integer from 0 to 100; 0 disables it"
+    :doc (str "While more than this percent of the heap is in use after a garbage collection, request bodies "
+              "are not read further: a body read throws an IOException and the client gets 503. A handler "
+              "reading a huge body into memory then lets go before the heap runs out for every thread.")}
    {:key :idle-timeout-ms
     :default 60000
     :valid? (int-in 0 max-int)
     :allowed "an integer from 0 to 2147483647; 0 disables it"
-    :doc "A connection with no bytes read or written for this long is closed."}
+    :doc (str "A connection that waits this long for its next request, or whose client takes no response "
+              "bytes for this long, is closed. Time the handler takes does not count (see :request-timeout-ms).")}
+   {:key :header-timeout-ms
+    :default 10000
+    :valid? (int-in 0 max-int)
+    :allowed "an integer from 0 to 2147483647; 0 disables it"
+    :doc (str "Once a request head starts to arrive, all of it must arrive within this time, or the client "
+              "gets 408 and the connection closes (slowloris).")}
+   {:key :body-timeout-ms
+    :default 30000
+    :valid? (int-in 0 max-int)
+    :allowed "an integer from 0 to 2147483647; 0 disables it"
+    :doc (str "Longest a request body may stall, no byte arriving while the server reads it; then the client "
+              "gets 408, the handler's read throws an IOException and the connection closes.")}
+   {:key :request-timeout-ms
+    :default 60000
+    :valid? (int-in 0 max-int)
+    :allowed "an integer from 0 to 2147483647; 0 disables it"
+    :doc (str "Longest a handler may take to answer (return, or call respond) once it has the request "
+              "(time its client spends sending the body does not count); then the client gets 503, the "
+              "connection closes and the handler's late answer is dropped. Streaming an answered body is not limited.")}
    {:key :shutdown-timeout-ms
     :default 30000
     :valid? (int-in 0 max-int)
     :allowed "an integer from 0 to 2147483647"
     :doc "How long `stop` lets requests in flight finish before it closes their connections."}
+   {:key :shutdown-hook?
+    :default false
+    :valid? boolean?
+    :allowed "true or false"
+    :doc (str "True: a JVM shutdown hook (run on SIGTERM, SIGINT or System/exit) stops the server as `stop` "
+              "does, letting requests in flight finish; `stop` removes the hook. For a `-main` under a "
+              "process manager or in a container.")}
    {:key :server-header
     :default "Onager"
     :valid? #(or (nil? %) (false? %)

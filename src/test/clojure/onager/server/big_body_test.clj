@@ -5,14 +5,13 @@
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing use-fixtures]]
+            [onager.test-jvm :as jvm]
             [onager.test-support :as ts])
   (:import [java.io BufferedInputStream InputStream]
            [java.net Socket]
-           [java.lang ProcessHandle]
            [java.net URI]
            [java.net.http HttpRequest HttpRequest$BodyPublishers HttpResponse$BodyHandlers]
            [java.time Duration]
-           [java.util.concurrent TimeUnit]
            [java.util.zip CRC32]))
 
 (def ^:private gib (* 1024 1024 1024))
@@ -48,40 +47,12 @@
                  (vreset! pos (+ k n))
                  (int n)))))))))
 
-(defn- start-demo
-  "Starts the demo in a new JVM with a 64 MiB heap; returns {:process :port :log}."
-  [& args]
-  (let [java (-> (ProcessHandle/current) .info .command .get)
-        log (java.io.File/createTempFile "onager-demo" ".log")
-        command (concat [java "-Xmx64m" "-XX:+UseSerialGC" "--enable-native-access=ALL-UNNAMED"
-                         "-cp" (System/getProperty "java.class.path")
-                         "clojure.main" "-m" "onager.demo" "--port" "0"]
-                        args)
-        process (-> (ProcessBuilder. ^java.util.List (vec command))
-                    (.redirectErrorStream true)
-                    (.redirectOutput log)
-                    (.start))
-        deadline (+ (System/currentTimeMillis) 60000)]
-    (loop []
-      (let [text (slurp log)]
-        (if-let [[_ port] (re-find #"listening on http://127.0.0.1:(\d+)/" text)]
-          {:process process :port (parse-long port) :log log}
-          (if (and (.isAlive process) (< (System/currentTimeMillis) deadline))
-            (do (Thread/sleep 100) (recur))
-            (do (.destroyForcibly process)
-                (throw (ex-info (str "the demo did not start:\n" text) {})))))))))
-
-(defn- stop-demo [{:keys [^Process process]}]
-  (.destroy process)
-  (when-not (.waitFor process 20 TimeUnit/SECONDS)
-    (.destroyForcibly process)))
-
 (def ^:private ^:dynamic *demo* nil)
 
 (defn- with-demo [f]
-  (let [demo (start-demo "--max-body" (str (* 2 gib)))]
+  (let [demo (jvm/start ["-Xmx64m" "-XX:+UseSerialGC"] 'onager.demo "--port" "0" "--max-body" (str (* 2 gib)))]
     (try (binding [*demo* demo] (f))
-         (finally (stop-demo demo)))))
+         (finally (jvm/stop demo)))))
 
 (use-fixtures :once with-demo)
 
@@ -115,7 +86,7 @@
 
 (defn- alive-without-oom? []
   (and (.isAlive ^Process (:process *demo*))
-       (not (str/includes? (slurp (:log *demo*)) "OutOfMemoryError"))))
+       (not (str/includes? (jvm/log-text *demo*) "OutOfMemoryError"))))
 
 (def ^:private expected-crc (delay (pattern-crc gib)))
 

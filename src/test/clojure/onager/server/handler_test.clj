@@ -5,7 +5,7 @@
             [clojure.test :refer [deftest is testing]]
             [onager.test-support :as ts])
   (:import [io.vertx.core Context]
-           [java.util.logging Handler Level LogRecord Logger]))
+           [java.util.logging Level LogRecord]))
 
 (defn- thread-facts []
   (let [t (Thread/currentThread)]
@@ -64,19 +64,6 @@
                      {:async? true}]
       (is (= "first" (:body (ts/request (ts/url s "/"))))))))
 
-(defn- capture-logs
-  "Runs `f` while collecting the records logged to onager.server; returns them."
-  [f]
-  (let [records (atom [])
-        logger (Logger/getLogger "onager.server")
-        h (proxy [Handler] []
-            (publish [^LogRecord r] (swap! records conj r))
-            (flush [])
-            (close []))]
-    (.addHandler logger h)
-    (try (f) @records
-         (finally (.removeHandler logger h)))))
-
 (defn- severe [records]
   (filter #(= Level/SEVERE (.getLevel ^LogRecord %)) records))
 
@@ -92,7 +79,7 @@
       (doseq [path ["/throw" "/nil" "/string"]]
         (testing path
           (let [response (atom nil)
-                records (capture-logs #(reset! response (ts/request (ts/url s path))))
+                records (ts/capture-logs #(reset! response (ts/request (ts/url s path))))
                 logged (severe records)]
             (is (= 500 (:status @response)))
             (is (= "Internal Server Error\n" (:body @response)))
@@ -108,7 +95,7 @@
   (let [boom (RuntimeException. "raised detail")]
     (ts/with-server [s (fn [_ _ raise] (raise boom)) {:async? true}]
       (let [response (atom nil)
-            logged (severe (capture-logs #(reset! response (ts/request (ts/url s "/")))))]
+            logged (severe (ts/capture-logs #(reset! response (ts/request (ts/url s "/")))))]
         (is (= 500 (:status @response)))
         (is (not (str/includes? (:body @response) "raised detail")))
         (is (= 1 (count logged)))

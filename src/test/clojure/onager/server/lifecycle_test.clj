@@ -8,7 +8,7 @@
             [onager.test-support :as ts])
   (:import [io.vertx.core Vertx]
            [java.io Closeable]
-           [java.net ConnectException ServerSocket Socket]))
+           [java.net ServerSocket]))
 
 (defn- ok [_] {:status 200 :body "ok"})
 
@@ -34,10 +34,17 @@
    [:async? nil "true or false"]
    [:max-body 0 "positive integer"]
    [:max-body 1.5 "positive integer"]
+   [:decompress-requests? 1 "true or false"]
    [:max-header-size 10 "integer from 256"]
    [:max-uri-length 1 "integer from 16"]
+   [:max-header-count 0 "integer from 1 to 10000"]
+   [:low-memory-percent 101 "integer from 0 to 100"]
    [:idle-timeout-ms -5 "integer from 0"]
+   [:header-timeout-ms -1 "integer from 0"]
+   [:body-timeout-ms 1.5 "integer from 0"]
+   [:request-timeout-ms "60s" "integer from 0"]
    [:shutdown-timeout-ms :soon "integer from 0"]
+   [:shutdown-hook? "yes" "true or false"]
    [:server-header "bad\r\nheader" "printable ASCII"]
    [:server-header "" "printable ASCII"]
    [:vertx "a vertx" "io.vertx.core.Vertx instance"]])
@@ -88,16 +95,12 @@
       (is (some? e))
       (is (str/includes? (ex-message e) (str "127.0.0.1:" (.getLocalPort taken)))))))
 
-(defn- refused? [port]
-  (try (with-open [_ (Socket. "127.0.0.1" (int port))] false)
-       (catch ConnectException _ true)))
-
 (deftest stop-closes-the-port-and-is-idempotent
   (let [s (ts/start ok {})
         port (server/port s)]
     (is (= 200 (:status (ts/request (ts/url s "/")))))
     (is (nil? (server/stop s)))
-    (is (refused? port))
+    (is (ts/refused? port))
     (testing "stopping again does nothing"
       (is (nil? (server/stop s))))))
 
@@ -105,7 +108,7 @@
   (let [port (with-open [^Closeable s (ts/start ok {})]
                (is (= 200 (:status (ts/request (ts/url s "/")))))
                (server/port s))]
-    (is (refused? port))))
+    (is (ts/refused? port))))
 
 (deftest graceful-stop-lets-requests-in-flight-finish
   (let [started (java.util.concurrent.CountDownLatch. 10)
@@ -121,7 +124,7 @@
     (testing "their responses tell the client to close the connection"
       (is (every? #(= "close" (ts/header @% "connection")) in-flight)))
     (testing "new connections are refused"
-      (is (refused? port)))))
+      (is (ts/refused? port)))))
 
 (deftest graceful-stop-gives-up-after-the-timeout
   (let [handler-done (promise)

@@ -21,6 +21,9 @@ import org.junit.jupiter.api.TestFactory;
  * Runs the clojure.test suites under src/test/clojure as JUnit dynamic tests, one
  * per deftest, so that Surefire's reports (and the summary line) count them with
  * the Java tests. {@code -Dclojure.test.ns=a.b-test,c-test} runs only those.
+ *
+ * <p>After each namespace, one more test fails if Netty's leak detector (at
+ * PARANOID, see {@link LeakRecorder}) reported a buffer that was never released.
  */
 class ClojureSuiteTest {
   private static final Path ROOT = Path.of("src/test/clojure");
@@ -59,6 +62,7 @@ class ClojureSuiteTest {
       }));
     }
     List<DynamicNode> tests = new ArrayList<>();
+    List<String> leaks = LeakRecorder.collect();
     for (Object r : (List<Object>) results) {
       Map<Object, Object> m = (Map<Object, Object>) r;
       String name = (String) m.get(Keyword.intern("name"));
@@ -67,6 +71,11 @@ class ClojureSuiteTest {
         if (failure != null) throw new AssertionError(failure);
       }));
     }
+    tests.add(DynamicTest.dynamicTest(ns + "/no-netty-leaks", () -> {
+      if (!leaks.isEmpty()) {
+        throw new AssertionError(leaks.size() + " Netty leak(s) while " + ns + " ran:\n" + String.join("\n\n", leaks));
+      }
+    }));
     return tests.stream();
   }
 }

@@ -23,6 +23,13 @@ public final class BufferedBody extends InputStream {
     size += buffer.length();
   }
 
+  /** Lets go of what was received: the body was refused and will not be read. */
+  public void discard() {
+    buffers.clear();
+    index = 0;
+    pos = 0;
+  }
+
   /** The number of bytes received so far. */
   public long size() {
     return size;

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import onager.kernel.limits.HeapPressure;
 
 /**
  * A request body read by a blocking handler while it is still arriving.
@@ -19,7 +20,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * paused, so a slow handler holds back the client instead of filling the heap;
  * reading back down to {@link #LOW_WATER} resumes it. Every call into Vert.x
  * happens on the event loop: the reader only asks for them through {@code loop}.
- * Past {@code maxBody} bytes the read fails with {@link BodyTooLargeException}.
+ * Past {@code maxBody} bytes the read fails with {@link BodyTooLargeException};
+ * while the heap is fuller than {@code lowMemoryPercent} after a garbage
+ * collection, with {@link LowMemoryException}; when the client breaks off, with
+ * {@link ClientAbortException}.
  */
 public final class StreamingBody extends InputStream implements Runnable {
   static final int HIGH_WATER = 256 * 1024;
@@ -28,6 +32,7 @@ public final class StreamingBody extends InputStream implements Runnable {
   private final HttpServerRequest request;
   private final Executor loop;
   private final long maxBody;
+  private final int lowMemoryPercent;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
 
@@ -35,6 +40,7 @@ public final class StreamingBody extends InputStream implements Runnable {
   private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
   private int queued;
   private long received;
+  private long receivedWhenAsked;
   private boolean ended;
   private boolean tooLarge;
   private boolean discarding;
@@ -54,10 +60,12 @@ public final class StreamingBody extends InputStream implements Runnable {
    * {@code 100 Continue}, which goes out on the first read, so that a handler
    * that never reads never asks for the body.
    */
-  public StreamingBody(HttpServerRequest request, Executor loop, long maxBody, boolean expectContinue) {
+  public StreamingBody(HttpServerRequest request, Executor loop, long maxBody, int lowMemoryPercent,
+                       boolean expectContinue) {
     this.request = request;
     this.loop = loop;
     this.maxBody = maxBody;
+    this.lowMemoryPercent = lowMemoryPercent;
     this.continuePending = expectContinue;
     request.handler(this::onData);
     request.endHandler(v -> onEnd());
@@ -114,7 +122,7 @@ public final class StreamingBody extends InputStream implements Runnable {
       if (failure == null) {
         failure = cause instanceof IOException io
             ? io
-            : new IOException("the connection closed before the request body ended", cause);
+            : new ClientAbortException(0, "the connection closed before the request body ended", cause);
       }
       changed.signalAll();
     } finally {
@@ -154,6 +162,21 @@ public final class StreamingBody extends InputStream implements Runnable {
     }
   }
 
+  /**
+   * True when bytes arrived since the last call and the body is still coming:
+   * the client is sending, so time taken is the upload's, not the handler's.
+   */
+  public boolean stillArriving() {
+    lock.lock();
+    try {
+      boolean moved = received != receivedWhenAsked;
+      receivedWhenAsked = received;
+      return moved && !ended && failure == null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** True when the client sent more than {@code maxBody}: the connection cannot be reused. */
   public boolean tooLarge() {
     lock.lock();
@@ -188,6 +211,9 @@ public final class StreamingBody extends InputStream implements Runnable {
     lock.lock();
     try {
       while (true) {
+        if (failure == null && HeapPressure.over(lowMemoryPercent)) {
+          failure = new LowMemoryException(HeapPressure.percentAfterGc(), lowMemoryPercent);
+        }
         if (failure != null) throw failure;
         Buffer b = queue.poll();
         if (b != null) {

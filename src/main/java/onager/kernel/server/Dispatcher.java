@@ -2,7 +2,6 @@ package onager.kernel.server;
 
 import clojure.lang.IFn;
 import io.netty.util.AsciiString;
-import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -10,6 +9,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import onager.kernel.limits.RequestTimeouts;
+import onager.kernel.request.InflatingBody;
 import onager.kernel.response.ResponseWriter;
 
 /**
@@ -17,13 +18,15 @@ import onager.kernel.response.ResponseWriter;
  * that can be checked before the handler runs, then starts the request's
  * {@link Exchange} on the thread its handler mode asks for.
  */
-final class Dispatcher implements Handler<HttpServerRequest> {
+final class Dispatcher {
   private static final System.Logger LOG = System.getLogger("onager.server");
 
   final IFn handler;
   final boolean async;
   final HandlerMode mode;
   final long maxBody;
+  final int lowMemoryPercent;
+  final boolean decompress;
   final int maxUriLength;
   final CharSequence serverHeader;
   final IFn bodyWriter;
@@ -38,6 +41,8 @@ final class Dispatcher implements Handler<HttpServerRequest> {
     this.async = config.async;
     this.mode = config.handlerMode;
     this.maxBody = config.maxBody;
+    this.lowMemoryPercent = config.lowMemoryPercent;
+    this.decompress = config.decompressRequests;
     this.maxUriLength = config.maxUriLength;
     this.serverHeader = config.serverHeader == null ? null : AsciiString.cached(config.serverHeader);
     this.bodyWriter = config.bodyWriter;
@@ -58,10 +63,10 @@ final class Dispatcher implements Handler<HttpServerRequest> {
     return pool;
   }
 
-  @Override
-  public void handle(HttpServerRequest request) {
+  /** Handles a request on the event loop whose {@code timeouts} (null: none) it is. */
+  void handle(HttpServerRequest request, RequestTimeouts timeouts) {
     try {
-      dispatch(request);
+      dispatch(request, timeouts);
     } catch (Throwable t) {
       // Only a failure of the server itself gets here (say, no memory for a thread):
       // the handler's own failures are the exchange's to answer.
@@ -70,7 +75,7 @@ final class Dispatcher implements Handler<HttpServerRequest> {
     }
   }
 
-  private void dispatch(HttpServerRequest request) {
+  private void dispatch(HttpServerRequest request, RequestTimeouts timeouts) {
     if (request.uri().length() > maxUriLength) {
       reject(request, 414, "URI longer than :max-uri-length");
       return;
@@ -88,24 +93,43 @@ final class Dispatcher implements Handler<HttpServerRequest> {
     }
     boolean hasBody = length > 0 || request.headers().contains("transfer-encoding");
     boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(request.getHeader("expect"));
-    Exchange exchange = new Exchange(this, request);
+    InflatingBody.Coding coding = hasBody && decompress ? takeCoding(request) : null;
+    Exchange exchange = new Exchange(this, request, timeouts);
     switch (mode) {
       case EVENT_LOOP -> {
         if (hasBody) {
+          // The clock starts once the body is in: the handler cannot run before.
           exchange.receiveThenInvoke(expectContinue);
+          if (coding != null) exchange.inflateBody(coding);
         } else {
+          exchange.startClock();
           exchange.invoke();
         }
       }
       case VIRTUAL -> {
         if (hasBody) exchange.streamBody(expectContinue);
+        if (coding != null) exchange.inflateBody(coding);
+        exchange.startClock();
         virtualThreads.newThread(exchange).start();
       }
       case WORKER -> {
         if (hasBody) exchange.streamBody(expectContinue);
+        if (coding != null) exchange.inflateBody(coding);
+        exchange.startClock();
         workers.execute(exchange);
       }
     }
+  }
+
+  // A body coding the server decodes: the handler sees the body and headers as if
+  // it had been sent plain, its length unknown until read.
+  private static InflatingBody.Coding takeCoding(HttpServerRequest request) {
+    InflatingBody.Coding coding = InflatingBody.codingOf(request.getHeader("content-encoding"));
+    if (coding != null) {
+      request.headers().remove("content-encoding");
+      request.headers().remove("content-length");
+    }
+    return coding;
   }
 
   private static long declaredLength(String header) {

@@ -12,13 +12,19 @@ import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.internal.http.HttpServerRequestInternal;
 import io.vertx.core.net.HostAndPort;
 import io.vertx.core.net.SocketAddress;
+import java.io.Closeable;
+import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.Charset;
+import onager.kernel.limits.Deadline;
+import onager.kernel.limits.HeapPressure;
+import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.request.BodyTooLargeException;
 import onager.kernel.request.BufferedBody;
 import onager.kernel.request.EmptyBody;
+import onager.kernel.request.InflatingBody;
 import onager.kernel.request.RequestHeaders;
 import onager.kernel.request.StreamingBody;
 import onager.kernel.response.BodyStreamer;
@@ -40,7 +46,7 @@ import onager.kernel.ring.RingRequest;
  * hop from one thread to the other allocates nothing. Every call into Vert.x is
  * made on the event loop; other threads hand work to it through {@link #loop}.
  */
-final class Exchange implements RequestSource, Runnable, ChunkSink {
+final class Exchange extends Deadline implements RequestSource, Runnable, ChunkSink {
   private static final System.Logger LOG = System.getLogger("onager.server");
 
   private static final int OPEN = 0;
@@ -64,6 +70,8 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   final HttpServerRequest request;
   final HttpServerResponse response;
   final EventLoop loop;
+  // Null when :request-timeout-ms is 0.
+  private final RequestTimeouts timeouts;
 
   private InputStream body = EmptyBody.INSTANCE;
   private StreamingBody streaming;
@@ -87,19 +95,52 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   private String serverName;
   private String remoteAddr;
 
-  Exchange(Dispatcher server, HttpServerRequest request) {
+  Exchange(Dispatcher server, HttpServerRequest request, RequestTimeouts timeouts) {
     this.server = server;
     this.request = request;
     this.response = request.response();
     this.loop = ((HttpServerRequestInternal) request).context().nettyEventLoop();
+    this.timeouts = timeouts;
+  }
+
+  /** Starts the request timeout's clock: the handler has this long to answer. On the event loop. */
+  void startClock() {
+    if (timeouts != null) timeouts.start(this);
+  }
+
+  // The handler did not answer in time: unless the client is still sending the
+  // body it reads, the client gets 503 and the connection closes.
+  @Override
+  protected void expired(long timeoutMs) {
+    if (state != OPEN) return;
+    StreamingBody s = streaming;
+    if (s != null && s.stillArriving()) {
+      timeouts.restart(this);
+      return;
+    }
+    if (!claim()) return;
+    if (response.closed()) {
+      LOG.log(System.Logger.Level.DEBUG, "the client of {0} {1} left before its handler answered",
+          request.method(), request.uri());
+      return;
+    }
+    LOG.log(System.Logger.Level.WARNING, "handler for {0} {1} answered nothing within :request-timeout-ms ({2} ms);"
+        + " the client got 503", request.method(), request.uri(), Long.toString(timeoutMs));
+    closeAfterEnd = true;
+    writeError(503);
   }
 
   // ---- the request body ----
 
   /** Lets a blocking handler read the body while it arrives. */
   void streamBody(boolean expectContinue) {
-    streaming = new StreamingBody(request, loop, server.maxBody, expectContinue);
+    streaming = new StreamingBody(request, loop, server.maxBody, server.lowMemoryPercent, expectContinue);
     body = streaming;
+  }
+
+  /** The body was sent compressed: the handler reads it decompressed, :max-body counting the result. */
+  void inflateBody(InflatingBody.Coding coding) {
+    body = new InflatingBody(body, coding, server.maxBody);
   }
 
   /** Receives the whole body, then runs the handler on the event loop. */
@@ -111,12 +152,24 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
       buffered.add(chunk);
       if (buffered.size() > server.maxBody && claim()) {
         LOG.log(System.Logger.Level.DEBUG, "413: request body over :max-body on {0}", request.uri());
+        buffered.discard();
         closeAfterEnd = true;
         finished(ResponseWriter.endError(response, 413, server.serverHeader, true));
+      } else if (HeapPressure.over(server.lowMemoryPercent) && claim()) {
+        LOG.log(System.Logger.Level.WARNING, "503: the heap is {0}% full after garbage collection, over"
+            + " :low-memory-percent; the body of {1} {2} is not received further", HeapPressure.percentAfterGc(),
+            request.method(), request.uri());
+        buffered.discard();
+        closeAfterEnd = true;
+        finished(ResponseWriter.endError(response, 503, server.serverHeader, true));
+        HeapPressure.requestCollection();
       }
     });
     request.endHandler(v -> {
-      if (state == OPEN) invoke();
+      if (state == OPEN) {
+        startClock();
+        invoke();
+      }
     });
     if (expectContinue) response.writeContinue();
   }
@@ -201,6 +254,7 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
         if (claim()) {
           send(true);
         } else {
+          discardLate(pending);
           pending = null;
         }
       }
@@ -213,12 +267,25 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
     return STATE.compareAndSet(this, OPEN, ANSWERED);
   }
 
+  // An answer that came after the request was answered for (timeout, error): its body
+  // will never be sent, but a stream or file handle in it must still be closed.
+  private static void discardLate(Object answer) {
+    if (ResponseMaps.isResponse(answer) && ResponseMaps.get(answer, ResponseMaps.BODY) instanceof Closeable c) {
+      try {
+        c.close();
+      } catch (IOException | RuntimeException ignored) {
+        // Nothing was going to read it.
+      }
+    }
+  }
+
   /** An async handler's {@code respond}; any thread. */
   void respond(Object answer) {
     if (claim()) {
       pending = answer;
       send(false);
     } else {
+      discardLate(answer);
       LOG.log(System.Logger.Level.WARNING,
           "respond called on {0} {1}, which already has its response; ignored", request.method(), request.uri());
     }
@@ -227,26 +294,16 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   /** A handler threw, or an async handler called {@code raise}; any thread. */
   void fail(Throwable cause) {
     if (claim()) {
-      boolean tooLarge = causedByBodyLimit(cause);
-      if (!tooLarge) logHandlerFailure(cause);
-      int status = tooLarge ? 413 : 500;
+      int status = Failures.report(request, cause);
       onLoop(() -> writeError(status));
     } else {
-      LOG.log(System.Logger.Level.ERROR, "handler for " + request.method() + " " + request.uri()
-          + " failed after its response was under way", cause);
+      Failures.reportLate(request, cause);
     }
   }
 
   private void logHandlerFailure(Throwable cause) {
     LOG.log(System.Logger.Level.ERROR,
         "handler for " + request.method() + " " + request.uri() + " failed; the client got 500", cause);
-  }
-
-  private static boolean causedByBodyLimit(Throwable t) {
-    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
-      if (t instanceof BodyTooLargeException) return true;
-    }
-    return false;
   }
 
   private void onLoop(Runnable task) {
@@ -348,13 +405,15 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
       request.connection().close();
       return;
     }
-    boolean close = status == 413 || server.draining;
-    closeAfterEnd |= status == 413;
+    // Refusing the rest of a body, or answering for a handler that may still run: the connection ends.
+    closeAfterEnd |= status == 413 || status == 503;
+    boolean close = closeAfterEnd || server.draining;
     finished(ResponseWriter.endError(response, status, server.serverHeader, close));
   }
 
   /** The response has ended (or will, when {@code end} completes): settle the connection. */
   private void finished(Future<Void> end) {
+    if (timeouts != null) timeouts.done(this);
     StreamingBody s = streaming;
     if (s != null) {
       if (s.tooLarge()) {
@@ -436,7 +495,7 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
 
   @Override
   public void abort(ResponseStream from, Throwable cause) {
-    boolean tooLarge = causedByBodyLimit(cause);
+    boolean tooLarge = Failures.causedBy(cause, BodyTooLargeException.class);
     if (!from.isConnectionFailure(cause) && !tooLarge) {
       LOG.log(System.Logger.Level.ERROR, "writing the response body for " + request.method() + " "
           + request.uri() + " failed", cause);

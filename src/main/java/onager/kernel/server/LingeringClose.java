@@ -9,6 +9,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -58,6 +59,19 @@ final class LingeringClose extends ChannelDuplexHandler {
     });
     channel.config().setAutoRead(true);
     channel.read();
+  }
+
+  // After close nothing more goes out: a response written once the connection is
+  // closing (a handler's answer to a request the connection already refused) would
+  // follow one that told the client the connection ends.
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    if (lingering) {
+      ReferenceCountUtil.release(msg);
+      promise.tryFailure(new ClosedChannelException());
+      return;
+    }
+    ctx.write(msg, promise);
   }
 
   @Override

@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import onager.kernel.http1.Http1Limits;
 
 /**
  * A running Onager server: one listening Vert.x HTTP server per event loop, all
@@ -35,6 +36,8 @@ public final class OnagerServer implements Closeable {
   private final ServerConfig config;
   private final int port;
   private final AtomicBoolean stopped = new AtomicBoolean();
+  // The JVM shutdown hook that stops this server, when asked for; null otherwise.
+  private volatile Thread shutdownHook;
 
   private OnagerServer(Vertx vertx, boolean ownsVertx, String deploymentId, List<HttpServer> servers,
                        Dispatcher dispatcher, ServerConfig config) {
@@ -58,10 +61,15 @@ public final class OnagerServer implements Closeable {
     Dispatcher dispatcher = new Dispatcher(handler, config);
     List<HttpServer> servers = new CopyOnWriteArrayList<>();
     HttpServerOptions options = serverOptions(config);
+    Http1Limits limits = new Http1Limits(config.maxHeaderCount, config.headerTimeoutMs, config.bodyTimeoutMs,
+        config.idleTimeoutMs, dispatcher.serverHeader);
     try {
-      String id = await(vertx.deployVerticle(() -> new ServerVerticle(options, dispatcher, servers),
+      String id = await(vertx.deployVerticle(
+          () -> new ServerVerticle(options, dispatcher, servers, limits, config.requestTimeoutMs),
           new DeploymentOptions().setInstances(config.eventLoops)), STEP_TIMEOUT_MS);
-      return new OnagerServer(vertx, owns, id, servers, dispatcher, config);
+      OnagerServer server = new OnagerServer(vertx, owns, id, servers, dispatcher, config);
+      if (config.shutdownHook) server.addShutdownHook();
+      return server;
     } catch (RuntimeException e) {
       dispatcher.shutdownWorkers();
       if (owns) vertx.close();
@@ -83,8 +91,9 @@ public final class OnagerServer implements Closeable {
     return new HttpServerOptions()
         .setHost(config.host)
         .setPort(config.port)
-        .setIdleTimeout((int) config.idleTimeoutMs)
-        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+        // Idle connections are the ConnectionGuard's: it tells a connection waiting for
+        // its client from one waiting for a handler, which Vert.x's idle timeout does not.
+        .setIdleTimeout(0)
         .setMaxHeaderSize(config.maxHeaderSize)
         .setMaxInitialLineLength(config.maxUriLength + REQUEST_LINE_SLACK)
         // 100 Continue goes out when the handler first reads the body, not before.
@@ -94,6 +103,17 @@ public final class OnagerServer implements Closeable {
         .setCompressionSupported(false)
         .setDecompressionSupported(false)
         .setTcpNoDelay(true);
+  }
+
+  private void addShutdownHook() {
+    Thread hook = new Thread(() -> {
+      System.Logger log = System.getLogger("onager.server");
+      log.log(System.Logger.Level.INFO, "JVM shutting down: stopping {0} gracefully", this);
+      stop();
+      log.log(System.Logger.Level.INFO, "stopped {0}", this);
+    }, "onager-shutdown-" + port);
+    shutdownHook = hook;
+    Runtime.getRuntime().addShutdownHook(hook);
   }
 
   /** The port the server listens on (the one the OS chose when asked for port 0). */
@@ -115,6 +135,14 @@ public final class OnagerServer implements Closeable {
   public void stop() {
     if (!stopped.compareAndSet(false, true)) return;
     refuseEventLoop("stop");
+    Thread hook = shutdownHook;
+    if (hook != null && hook != Thread.currentThread()) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // The JVM is already shutting down and the hook may be running: it finds the server stopped.
+      }
+    }
     dispatcher.draining = true;
     Duration grace = Duration.ofMillis(config.shutdownTimeoutMs);
     try {

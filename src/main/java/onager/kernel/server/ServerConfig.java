@@ -19,8 +19,15 @@ public final class ServerConfig {
   final long maxBody;
   final int maxHeaderSize;
   final int maxUriLength;
+  final int maxHeaderCount;
+  final int lowMemoryPercent;
+  final boolean decompressRequests;
   final long idleTimeoutMs;
+  final long headerTimeoutMs;
+  final long bodyTimeoutMs;
+  final long requestTimeoutMs;
   final long shutdownTimeoutMs;
+  final boolean shutdownHook;
   final String serverHeader;
   final Vertx vertx;
   final IFn bodyWriter;
@@ -35,8 +42,15 @@ public final class ServerConfig {
     this.maxBody = b.maxBody;
     this.maxHeaderSize = b.maxHeaderSize;
     this.maxUriLength = b.maxUriLength;
+    this.maxHeaderCount = b.maxHeaderCount;
+    this.lowMemoryPercent = b.lowMemoryPercent;
+    this.decompressRequests = b.decompressRequests;
     this.idleTimeoutMs = b.idleTimeoutMs;
+    this.headerTimeoutMs = b.headerTimeoutMs;
+    this.bodyTimeoutMs = b.bodyTimeoutMs;
+    this.requestTimeoutMs = b.requestTimeoutMs;
     this.shutdownTimeoutMs = b.shutdownTimeoutMs;
+    this.shutdownHook = b.shutdownHook;
     this.serverHeader = b.serverHeader;
     this.vertx = b.vertx;
     this.bodyWriter = b.bodyWriter;
@@ -57,8 +71,15 @@ public final class ServerConfig {
     private long maxBody;
     private int maxHeaderSize;
     private int maxUriLength;
+    private int maxHeaderCount;
+    private int lowMemoryPercent;
+    private boolean decompressRequests;
     private long idleTimeoutMs;
+    private long headerTimeoutMs;
+    private long bodyTimeoutMs;
+    private long requestTimeoutMs;
     private long shutdownTimeoutMs;
+    private boolean shutdownHook;
     private String serverHeader;
     private Vertx vertx;
     private IFn bodyWriter;
@@ -74,8 +95,19 @@ public final class ServerConfig {
     public Builder maxBody(long v) { maxBody = v; return this; }
     public Builder maxHeaderSize(int v) { maxHeaderSize = v; return this; }
     public Builder maxUriLength(int v) { maxUriLength = v; return this; }
+    public Builder maxHeaderCount(int v) { maxHeaderCount = v; return this; }
+    /** 0 for no limit. */
+    public Builder lowMemoryPercent(int v) { lowMemoryPercent = v; return this; }
+    /** True: gzip and deflate request bodies reach the handler decompressed. */
+    public Builder decompressRequests(boolean v) { decompressRequests = v; return this; }
+    /** The timeouts take 0 for none. */
     public Builder idleTimeoutMs(long v) { idleTimeoutMs = v; return this; }
+    public Builder headerTimeoutMs(long v) { headerTimeoutMs = v; return this; }
+    public Builder bodyTimeoutMs(long v) { bodyTimeoutMs = v; return this; }
+    public Builder requestTimeoutMs(long v) { requestTimeoutMs = v; return this; }
     public Builder shutdownTimeoutMs(long v) { shutdownTimeoutMs = v; return this; }
+    /** True: a JVM shutdown hook (SIGTERM, SIGINT, System.exit) stops the server gracefully. */
+    public Builder shutdownHook(boolean v) { shutdownHook = v; return this; }
     /** {@code null} sends no Server header. */
     public Builder serverHeader(String v) { serverHeader = v; return this; }
     /** A Vert.x instance to share; {@code null} makes the server own one. */
@@ -95,6 +127,7 @@ public final class ServerConfig {
       require(maxBody > 0, "maxBody");
       require(maxHeaderSize > 0, "maxHeaderSize");
       require(maxUriLength > 0, "maxUriLength");
+      require(maxHeaderCount > 0, "maxHeaderCount");
       require(bodyWriter != null, "bodyWriter");
       return new ServerConfig(this);
     }

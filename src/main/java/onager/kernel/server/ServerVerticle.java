@@ -4,31 +4,58 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.net.impl.ConnectionBase;
 import java.util.List;
+import onager.kernel.http1.Http1Limits;
+import onager.kernel.http1.Http1Pipeline;
+import onager.kernel.http1.InvalidRequests;
+import onager.kernel.limits.RequestTimeouts;
 
 /**
  * One instance per event loop: each listens on the same address, and Vert.x
- * spreads the accepted connections over them.
+ * spreads the accepted connections over them. A connection's requests run on
+ * the event loop of the instance that accepted it, which keeps the request
+ * timeouts of that loop.
  */
 final class ServerVerticle extends VerticleBase {
   private final HttpServerOptions options;
   private final Dispatcher dispatcher;
   private final List<HttpServer> servers;
+  private final Http1Limits limits;
+  private final long requestTimeoutMs;
+  private RequestTimeouts timeouts;
 
-  ServerVerticle(HttpServerOptions options, Dispatcher dispatcher, List<HttpServer> servers) {
+  ServerVerticle(HttpServerOptions options, Dispatcher dispatcher, List<HttpServer> servers, Http1Limits limits,
+                 long requestTimeoutMs) {
     this.options = options;
     this.dispatcher = dispatcher;
     this.servers = servers;
+    this.limits = limits;
+    this.requestTimeoutMs = requestTimeoutMs;
   }
 
   @Override
   public Future<?> start() {
+    RequestTimeouts t = requestTimeoutMs > 0
+        ? new RequestTimeouts(((ContextInternal) context).nettyEventLoop(), requestTimeoutMs)
+        : null;
+    timeouts = t;
     HttpServer server = vertx.createHttpServer(options)
-        .connectionHandler(connection -> ((ConnectionBase) connection).channel().pipeline()
-            .addFirst(LingeringClose.NAME, new LingeringClose()))
-        .requestHandler(dispatcher);
+        .connectionHandler(connection -> {
+          var pipeline = ((ConnectionBase) connection).channel().pipeline();
+          pipeline.addFirst(LingeringClose.NAME, new LingeringClose());
+          Http1Pipeline.install(pipeline, options.getHttp1Config(), limits);
+        })
+        .invalidRequestHandler(new InvalidRequests(limits.serverHeader()))
+        .requestHandler(request -> dispatcher.handle(request, t));
     servers.add(server);
     return server.listen();
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (timeouts != null) timeouts.close();
+    return Future.succeededFuture();
   }
 }

@@ -1,0 +1,52 @@
+package onager.kernel.http1;
+
+/**
+ * Checks a Host header value against RFC 3986's authority without userinfo:
+ * {@code host [":" port]}, where host is a registered name, an IPv4 address or
+ * a bracketed IP literal. An empty value is allowed (RFC 9112 §3.2). Anything
+ * else (spaces, '/', '@', a second host after a comma) is a request that a
+ * proxy and this server could route differently, so it is refused.
+ */
+final class Authority {
+  private Authority() {}
+
+  static void check(String value) {
+    int n = value.length();
+    int i = 0;
+    if (n > 0 && value.charAt(0) == '[') {
+      int close = value.indexOf(']');
+      if (close < 0) throw bad(value);
+      for (i = 1; i < close; i++) {
+        char c = value.charAt(i);
+        if (!(isUnreserved(c) || c == ':')) throw bad(value);
+      }
+      i = close + 1;
+    } else {
+      while (i < n && value.charAt(i) != ':') {
+        char c = value.charAt(i);
+        if (!(isUnreserved(c) || isSubDelim(c) || c == '%')) throw bad(value);
+        i++;
+      }
+    }
+    if (i == n) return;
+    if (value.charAt(i) != ':' || n - i - 1 > 5) throw bad(value);
+    for (i++; i < n; i++) {
+      char c = value.charAt(i);
+      if (c < '0' || c > '9') throw bad(value);
+    }
+  }
+
+  private static boolean isUnreserved(char c) {
+    return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+        || c == '-' || c == '.' || c == '_' || c == '~';
+  }
+
+  private static boolean isSubDelim(char c) {
+    return "!$&'()*+,;=".indexOf(c) >= 0;
+  }
+
+  private static RejectedRequestException bad(String value) {
+    String shown = value.length() > 64 ? value.substring(0, 64) + "…" : value;
+    return new RejectedRequestException(400, "invalid Host header \"" + shown + "\"");
+  }
+}

@@ -1,0 +1,276 @@
+package onager.kernel.http1;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import onager.kernel.request.ClientAbortException;
+
+/**
+ * Keeps one HTTP/1.x connection from being held by a slow or silent client.
+ * Sits between the codec and Vert.x, so it sees the decoded requests going in
+ * and the responses coming out, and knows at each moment what the connection
+ * waits for:
+ * <ul>
+ *   <li>a request head that began to arrive: it must be complete within the
+ *   header timeout, or the client gets 408 and the connection closes;</li>
+ *   <li>a request body: it must not stall longer than the body timeout while the
+ *   server reads it (a pause the server asked for, to hold back a slow handler,
+ *   does not count), or the client gets 408 and the handler's read throws
+ *   {@link ClientAbortException};</li>
+ *   <li>a malformed chunked body: the client gets 400 and the read throws (Vert.x
+ *   alone would drop the connection without a word);</li>
+ *   <li>the next request: after the idle timeout the connection closes;</li>
+ *   <li>the client to take response bytes: if it takes none for the idle timeout
+ *   while the socket is full, the connection closes, which fails the response's
+ *   writer instead of holding it forever.</li>
+ * </ul>
+ * Time spent by the handler itself is the request timeout's to limit.
+ *
+ * <p>One timer per connection ticks at a quarter of the shortest timeout; the
+ * per-request work is a few field writes, with no clock read and no timer set.
+ */
+public final class ConnectionGuard extends ChannelDuplexHandler implements Runnable {
+  static final String NAME = "onager-guard";
+  private static final System.Logger LOG = System.getLogger("onager.server");
+  private static final long MIN_TICK_MS = 5;
+  private static final long MAX_TICK_MS = 2_500;
+
+  private final long headerTimeoutNanos;
+  private final long bodyTimeoutNanos;
+  private final long idleTimeoutNanos;
+  private final long tickMs;
+  private final CharSequence serverHeader;
+
+  private ChannelHandlerContext ctx;
+  private ScheduledFuture<?> timer;
+  private boolean done;
+
+  // Requests received whose responses have not ended, and whether the oldest one's head went out.
+  private int owed;
+  private boolean responseStarted;
+
+  // The request whose body is coming, and whether it asked for 100 Continue and got it.
+  private HttpRequest bodyOf;
+  private boolean continued;
+  private boolean headPending;
+  private long headSince;
+  private boolean bodyPending;
+  private boolean bodyMoved;
+  private long bodyQuietSince;
+  private boolean active;
+  private long idleSince;
+  private long writeQuietSince;
+  private Object lastEntry;
+  private long lastProgress;
+  private long lastPending;
+
+  public ConnectionGuard(Http1Limits limits) {
+    this.headerTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.headerTimeoutMs());
+    this.bodyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.bodyTimeoutMs());
+    this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.idleTimeoutMs());
+    this.serverHeader = limits.serverHeader();
+    long shortest = Long.MAX_VALUE;
+    for (long ms : new long[] {limits.headerTimeoutMs(), limits.bodyTimeoutMs(), limits.idleTimeoutMs()}) {
+      if (ms > 0) shortest = Math.min(shortest, ms);
+    }
+    this.tickMs = shortest == Long.MAX_VALUE ? 0 : Math.max(MIN_TICK_MS, Math.min(MAX_TICK_MS, shortest / 4));
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    if (tickMs == 0) return;
+    long now = System.nanoTime();
+    idleSince = now;
+    bodyQuietSince = now;
+    writeQuietSince = now;
+    timer = ctx.executor().scheduleAtFixedRate(this, tickMs, tickMs, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    stop();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    stop();
+    ctx.fireChannelInactive();
+  }
+
+  private void stop() {
+    done = true;
+    ScheduledFuture<?> t = timer;
+    if (t != null) {
+      timer = null;
+      t.cancel(false);
+    }
+  }
+
+  /** From the decoder: part of a request head is here and the rest is not. */
+  void headPending() {
+    if (!headPending) {
+      headPending = true;
+      headSince = System.nanoTime();
+    }
+  }
+
+  // ---- what goes in and out ----
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    active = true;
+    if (msg instanceof HttpRequest request) {
+      owed++;
+      headPending = false;
+      // A request the decoder refused has no body to wait for: the connection closes after its 400.
+      bodyPending = !(msg instanceof LastHttpContent) && request.decoderResult().isSuccess();
+      bodyOf = bodyPending ? request : null;
+      continued = false;
+      bodyMoved = true;
+    } else if (msg instanceof HttpContent content) {
+      if (content.decoderResult().isFailure()) {
+        Throwable cause = content.decoderResult().cause();
+        ReferenceCountUtil.release(msg);
+        failBody(InvalidRequests.statusFor(cause), "malformed request body: " + cause.getMessage(), cause);
+        return;
+      }
+      bodyMoved = true;
+      if (msg instanceof LastHttpContent) {
+        bodyPending = false;
+        bodyOf = null;
+      }
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    if (msg instanceof HttpResponse r) {
+      // 1xx (100 Continue) goes before the response proper, which is still to come.
+      if (r.status().code() < 200) {
+        continued = true;
+        ctx.write(msg, promise);
+        return;
+      }
+      responseStarted = true;
+    }
+    if (msg instanceof LastHttpContent && owed > 0) {
+      owed--;
+      responseStarted = false;
+      active = true;
+    }
+    ctx.write(msg, promise);
+  }
+
+  @Override
+  public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+    stop();
+    ctx.close(promise);
+  }
+
+  // ---- the timer ----
+
+  @Override
+  public void run() {
+    Channel channel = ctx.channel();
+    if (done || !channel.isActive()) {
+      stop();
+      return;
+    }
+    long now = System.nanoTime();
+    if (active) {
+      active = false;
+      idleSince = now;
+    }
+    if (bodyMoved || !channel.config().isAutoRead() || awaitingContinue()) {
+      // Reading paused is the server holding the client back, not the client stalling; so
+      // is a client waiting for the 100 Continue the handler has not asked for yet.
+      bodyMoved = false;
+      bodyQuietSince = now;
+    }
+    if (headPending) {
+      if (headerTimeoutNanos > 0 && owed == 0 && now - headSince >= headerTimeoutNanos) {
+        refuse(408, "the request head did not arrive within :header-timeout-ms");
+        return;
+      }
+    } else if (owed == 0 && !bodyPending && idleTimeoutNanos > 0 && now - idleSince >= idleTimeoutNanos) {
+      LOG.log(System.Logger.Level.DEBUG, "closing {0}: idle for :idle-timeout-ms", channel.remoteAddress());
+      closeNow();
+      return;
+    }
+    if (bodyPending && bodyTimeoutNanos > 0 && now - bodyQuietSince >= bodyTimeoutNanos) {
+      failBody(408, "the request body stalled for :body-timeout-ms", null);
+      return;
+    }
+    if (owed > 0 && idleTimeoutNanos > 0 && writeStalled(channel, now)) {
+      LOG.log(System.Logger.Level.DEBUG, "closing {0}: the client took no response bytes for :idle-timeout-ms",
+          channel.remoteAddress());
+      closeNow();
+    }
+  }
+
+  private boolean awaitingContinue() {
+    HttpRequest r = bodyOf;
+    return r != null && !continued && HttpUtil.is100ContinueExpected(r);
+  }
+
+  // True when the client has taken none of a full socket's bytes for the idle timeout.
+  private boolean writeStalled(Channel channel, long now) {
+    ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+    if (channel.isWritable() || out == null) {
+      writeQuietSince = now;
+      return false;
+    }
+    Object entry = out.current();
+    long progress = out.currentProgress();
+    long pending = out.totalPendingWriteBytes();
+    if (entry != lastEntry || progress != lastProgress || pending != lastPending) {
+      lastEntry = entry;
+      lastProgress = progress;
+      lastPending = pending;
+      writeQuietSince = now;
+      return false;
+    }
+    return now - writeQuietSince >= idleTimeoutNanos;
+  }
+
+  // ---- answers ----
+
+  // Nothing is owed: answer the client ourselves, then close.
+  private void refuse(int status, String why) {
+    LOG.log(System.Logger.Level.DEBUG, "{0} to {1}: {2}", status, ctx.channel().remoteAddress(), why);
+    stop();
+    ctx.writeAndFlush(ErrorResponses.of(status, serverHeader));
+    ctx.close();
+  }
+
+  /**
+   * The body of the latest request cannot be read on. If its response is the
+   * next to go and has not begun, the client gets {@code status}; the request
+   * learns why through Vert.x (its body read throws), and the connection closes.
+   */
+  private void failBody(int status, String why, Throwable cause) {
+    LOG.log(System.Logger.Level.DEBUG, "{0} to {1}: {2}", status, ctx.channel().remoteAddress(), why);
+    boolean answer = owed == 1 && !responseStarted;
+    stop();
+    if (answer) ctx.writeAndFlush(ErrorResponses.of(status, serverHeader));
+    ctx.fireExceptionCaught(new ClientAbortException(status, why, cause));
+    ctx.close();
+  }
+
+  private void closeNow() {
+    stop();
+    ctx.close();
+  }
+}

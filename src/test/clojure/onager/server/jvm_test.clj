@@ -1,0 +1,97 @@
+(ns onager.server.jvm-test
+  "What a test cannot do to its own JVM, done to a server in a JVM of its own:
+  run it out of heap, and send it SIGTERM."
+  (:require [clojure.java.shell :as shell]
+            [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [onager.test-jvm :as jvm]
+            [onager.test-support :as ts])
+  (:import [java.io InputStream]
+           [java.net Socket URI]
+           [java.net.http HttpRequest HttpRequest$BodyPublishers HttpResponse$BodyHandlers]
+           [java.time Duration]
+           [java.util.concurrent TimeUnit]))
+
+(defn- url [app path] (str "http://127.0.0.1:" (:port app) path))
+
+(defn- zeros
+  "An InputStream of `size` zero bytes, made as it is read."
+  ^InputStream [^long size]
+  (let [left (volatile! size)]
+    (proxy [InputStream] []
+      (read
+        ([] (throw (UnsupportedOperationException.)))
+        ([^bytes buf off len]
+         (let [n (min (long len) (long @left))]
+           (if (<= n 0)
+             -1
+             (do (java.util.Arrays/fill buf (int off) (int (+ off n)) (byte 0))
+                 (vswap! left - n)
+                 (int n)))))))))
+
+(defn- post-zeros [app path size]
+  (let [r (.send ts/client
+                 (-> (HttpRequest/newBuilder (URI. (url app path)))
+                     (.timeout (Duration/ofMinutes 2))
+                     (.POST (HttpRequest$BodyPublishers/fromPublisher
+                             (HttpRequest$BodyPublishers/ofInputStream #(zeros size)) size))
+                     (.build))
+                 (HttpResponse$BodyHandlers/ofString))]
+    [(.statusCode r) (.body r)]))
+
+(deftest out-of-heap-in-one-request-does-not-stop-the-server
+  (doseq [mode ["virtual" "event-loop"]]
+    (testing (str mode ": a handler that reads a 256 MiB body into a 64 MiB heap fails alone, again and again")
+      (let [app (jvm/start (into ["-Xmx64m" "-XX:+UseSerialGC"] jvm/leak-detection)
+                           'onager.fault-app "0" (str (* 1024 1024 1024)) mode)]
+        (try
+          (is (= [200 "ok\n"] (post-zeros app "/ok" 10)))
+          (dotimes [round 3]
+            (testing (str "round " (inc round))
+              (testing "the request holding the memory gets 503 once the heap is over :low-memory-percent"
+                (is (= 503 (first (post-zeros app "/hog" (* 256 1024 1024))))))
+              (testing "and once its memory is collected (the refusal asks for that), the server serves the others"
+                (is (loop [tries 0]
+                      (cond (= 200 (first (post-zeros app "/ok" 1000))) true
+                            (> tries 50) false
+                            :else (do (Thread/sleep 100) (recur (inc tries))))))
+                (is (= (repeat 20 [200 "ok\n"]) (repeatedly 20 #(post-zeros app "/ok" 1000)))))))
+          (is (.isAlive ^Process (:process app)))
+          (is (str/includes? (jvm/log-text app) "low-memory-percent") "the refusal is logged")
+          (is (not (str/includes? (jvm/log-text app) "OutOfMemoryError")) "no thread ran out of memory")
+          (finally (jvm/stop app)))
+        (is (empty? (jvm/leaks app)) "Netty reported no leak")))))
+
+(defn- send-request ^Socket [port path]
+  (doto (ts/connect port) (.setSoTimeout 60000) (ts/send! (str "GET " path " HTTP/1.1\r\nHost: x\r\n\r\n"))))
+
+(defn- read-to-end [^Socket socket]
+  (with-open [socket socket] (ts/read-all socket)))
+
+(deftest sigterm-stops-the-demo-gracefully
+  (testing "the demo starts with :shutdown-hook? true; kill -TERM lets its requests in flight finish"
+    (let [demo (jvm/start jvm/leak-detection 'onager.demo "--port" "0")
+          ^Process process (:process demo)
+          port (:port demo)
+          sockets (mapv (fn [_] (send-request port "/sleep?ms=3000")) (range 20))
+          readers (mapv #(future (read-to-end %)) sockets)]
+      (try
+        (Thread/sleep 1000)
+        (is (zero? (:exit (shell/sh "kill" "-TERM" (str (.pid process))))))
+        (testing "new connections are refused while the requests finish"
+          (is (loop [tries 0]
+                (cond (ts/refused? port) true
+                      (> tries 100) false
+                      :else (do (Thread/sleep 20) (recur (inc tries))))))
+          (is (not-any? realized? readers)))
+        (let [results (mapv deref readers)]
+          (testing "every request in flight completes with 200, Connection: close, and no reset"
+            (is (= (repeat 20 [200]) (map (comp ts/statuses :text) results)))
+            (is (every? #(str/ends-with? (:text %) "slept 3000 ms\n") results))
+            (is (every? #(re-find #"(?i)\r\nconnection: close\r\n" (:text %)) results))
+            (is (not-any? :reset? results))))
+        (testing "then the JVM exits as SIGTERM asks (143 = 128 + 15)"
+          (is (.waitFor process 30 TimeUnit/SECONDS))
+          (is (= 143 (.exitValue process))))
+        (finally (jvm/stop demo)))
+      (is (empty? (jvm/leaks demo)) "Netty reported no leak"))))

@@ -1,0 +1,85 @@
+(ns onager.server.shutdown-test
+  "Graceful stop under load, for rolling deploys: every request in flight when
+  `stop` is called completes, whole, with Connection: close; new connections are
+  refused at once; no connection is reset in the middle of a response."
+  (:require [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [onager.server :as server]
+            [onager.test-support :as ts])
+  (:import [java.net Socket]
+           [java.util.concurrent CountDownLatch Executors ScheduledExecutorService TimeUnit]))
+
+(def ^:private body-size 20000)
+(def ^:private handler-ms 2000)
+
+(defn- answer [] {:status 200 :headers {"Content-Type" "text/plain"} :body (apply str (repeat body-size "d"))})
+
+(defn- send-request
+  "Opens a connection and sends one keep-alive GET on it."
+  ^Socket [port]
+  (doto (ts/connect port) (.setSoTimeout 60000) (ts/send! "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")))
+
+(defn- read-to-end [^Socket socket]
+  (with-open [socket socket] (ts/read-all socket)))
+
+(defn- await-refusal
+  "Milliseconds until connecting to `port` is refused, polling for up to 10 s; nil if never."
+  [port]
+  (let [start (System/currentTimeMillis)]
+    (loop []
+      (cond
+        (ts/refused? port) (- (System/currentTimeMillis) start)
+        (> (- (System/currentTimeMillis) start) 10000) nil
+        :else (do (Thread/sleep 20) (recur))))))
+
+(defn- drain-test [handler opts started]
+  (let [n 200
+        s (ts/start handler (merge {:shutdown-timeout-ms 60000} opts))
+        port (server/port s)
+        sockets (mapv (fn [_] (send-request port)) (range n))
+        readers (mapv #(future (read-to-end %)) sockets)]
+    (is (.await ^CountDownLatch started 30 TimeUnit/SECONDS) "all 200 handlers are running")
+    (let [stopping (future (server/stop s))
+          refused-after (await-refusal port)]
+      (testing "new connections are refused at once, while the requests in flight still run"
+        (is (some? refused-after))
+        (is (not-any? realized? readers)))
+      (let [results (mapv deref readers)]
+        (testing "every request in flight completes with 200 and its whole body"
+          (is (= (repeat n [200]) (map (comp ts/statuses :text) results)))
+          (is (every? #(str/ends-with? (:text %) (str "\r\n\r\n" (apply str (repeat body-size "d")))) results)))
+        (testing "each response tells the client to close, then the server closes: never a reset"
+          (is (every? #(re-find #"(?i)\r\nconnection: close\r\n" (:text %)) results))
+          (is (not-any? :reset? results))))
+      (is (nil? (deref stopping 30000 :timeout)) "stop returns once they are done")
+      (is (ts/refused? port)))))
+
+(deftest stop-drains-200-slow-requests
+  (let [started (CountDownLatch. 200)]
+    (drain-test (fn [_] (.countDown started) (Thread/sleep handler-ms) (answer)) {} started)))
+
+(deftest stop-drains-200-slow-async-requests
+  (let [started (CountDownLatch. 200)
+        timer (Executors/newSingleThreadScheduledExecutor)]
+    (try
+      (drain-test (fn [_ respond _]
+                    (.countDown started)
+                    (.schedule ^ScheduledExecutorService timer ^Runnable #(respond (answer))
+                               (long handler-ms) TimeUnit/MILLISECONDS))
+                  {:async? true} started)
+      (finally (.shutdownNow timer)))))
+
+(deftest idle-keep-alive-connections-close-at-stop
+  (let [s (ts/start (fn [_] (answer)) {:shutdown-timeout-ms 10000})
+        socket (send-request (server/port s))
+        in (.getInputStream socket)]
+    (testing "a connection that finished its request and waits for the next"
+      (Thread/sleep 300)
+      (is (pos? (.available in))))
+    (let [start (System/currentTimeMillis)]
+      (server/stop s)
+      (testing "is closed by stop without waiting for the shutdown timeout"
+        (is (< (- (System/currentTimeMillis) start) 5000))
+        (let [{:keys [text reset?]} (read-to-end socket)]
+          (is (= [200] (ts/statuses text)))
+          (is (not reset?)))))))

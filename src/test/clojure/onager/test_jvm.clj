@@ -1,0 +1,56 @@
+(ns onager.test-jvm
+  "Servers in JVMs of their own, for what a test cannot do to its own JVM: a
+  small heap, running out of it, a signal."
+  (:require [clojure.string :as str])
+  (:import [java.io File]
+           [java.lang ProcessHandle]
+           [java.util.concurrent TimeUnit]))
+
+(set! *warn-on-reflection* true)
+
+(def leak-detection
+  "The JVM options that watch every Netty buffer, as the test JVM does; a leak
+  shows in the log as a line starting with LEAK:."
+  ["-Dio.netty.leakDetection.level=paranoid"])
+
+(defn start
+  "Runs `main-ns`'s -main with `args` in a new JVM with `jvm-opts` and this
+  JVM's class path; returns {:process :port :log} once it prints that it
+  listens (\"listening on http://127.0.0.1:PORT/\")."
+  [jvm-opts main-ns & args]
+  (let [java (-> (ProcessHandle/current) .info .command .get)
+        log (File/createTempFile "onager-jvm" ".log")
+        command (concat [java "--enable-native-access=ALL-UNNAMED"] jvm-opts
+                        ["-cp" (System/getProperty "java.class.path") "clojure.main" "-m" (str main-ns)]
+                        args)
+        process (-> (ProcessBuilder. ^java.util.List (vec command))
+                    (.redirectErrorStream true)
+                    (.redirectOutput log)
+                    (.start))
+        deadline (+ (System/currentTimeMillis) 60000)]
+    (.deleteOnExit log)
+    (loop []
+      (let [text (slurp log)]
+        (if-let [[_ port] (re-find #"listening on http://127.0.0.1:(\d+)/" text)]
+          {:process process :port (parse-long port) :log log}
+          (if (and (.isAlive process) (< (System/currentTimeMillis) deadline))
+            (do (Thread/sleep 100) (recur))
+            (do (.destroyForcibly process)
+                (throw (ex-info (str "the server JVM did not start:\n" text) {})))))))))
+
+(defn stop
+  "Ends the JVM: SIGTERM, then SIGKILL if it is still there after 20 s."
+  [{:keys [^Process process]}]
+  (.destroy process)
+  (when-not (.waitFor process 20 TimeUnit/SECONDS)
+    (.destroyForcibly process)))
+
+(defn log-text
+  "What the JVM has printed so far."
+  [{:keys [log]}]
+  (slurp log))
+
+(defn leaks
+  "The LEAK: lines of the JVM's log."
+  [jvm]
+  (filter #(str/includes? % "LEAK:") (str/split-lines (log-text jvm))))
