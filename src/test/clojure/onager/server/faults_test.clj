@@ -109,6 +109,26 @@
                         (is (deref closed 5000 false))))))]
         (is (empty? (severe logs)) (pr-str (map #(.getMessage ^LogRecord %) logs)))))))
 
+(deftest a-broken-off-response-lets-go-of-its-request
+  (testing "once the client has gone, nothing (the request timeout's list included) keeps the request"
+    (let [body-ref (promise)
+          handler (fn [r]
+                    (deliver body-ref (java.lang.ref.WeakReference. (:body r)))
+                    (slurp (:body r))
+                    {:status 200 :body (endless-stream (* 1024 1024 1024) (atom 0) (promise))})]
+      (ts/with-server [s handler {:request-timeout-ms 60000 :vertx @ts/shared-vertx}]
+        (with-open [socket (ts/connect s)]
+          (ts/send! socket "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+          (.readNBytes (.getInputStream socket) 100000))
+        (let [^java.lang.ref.WeakReference ref (deref body-ref 5000 nil)]
+          (is (some? ref))
+          (is (loop [tries 0]
+                (System/gc)
+                (cond (nil? (.get ref)) true
+                      (> tries 50) false
+                      :else (do (Thread/sleep 100) (recur (inc tries)))))
+              "the request's body was collected long before :request-timeout-ms"))))))
+
 (defn- leak-a-buffer
   "Takes a pooled buffer and drops it unreleased."
   []

@@ -146,6 +146,9 @@
    ["control character in a trailer" (chunked "5\r\nhello\r\n0\r\nX-T: a\u0001\r\n\r\n") 400]
    ["trailer line without a colon" (chunked "5\r\nhello\r\n0\r\nX-T\r\n\r\n") 400]
    ["chunked body over :max-body" (chunked (str "3e8\r\n" (x 1000) "\r\n1\r\nx\r\n0\r\n\r\n")) 413]
+   ["more trailer fields than :max-header-count allows with the headers"
+    (chunked (str "5\r\nhello\r\n0\r\n" (apply str (map #(str "X-T" % ": v\r\n") (range 20))) "\r\n")) 431]
+   ["trailers past :max-header-size" (chunked (str "5\r\nhello\r\n0\r\nX-T: " (x 2000) "\r\n\r\n")) 431]
 
    ;; ---- pipelining and smuggling ----
    ["pipelined requests are answered in order, up to a bad one"

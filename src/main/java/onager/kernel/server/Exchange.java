@@ -108,6 +108,12 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
     if (timeouts != null) timeouts.start(this);
   }
 
+  // The request is answered for (or never will be): stop tracking it, so that a long
+  // or broken-off response does not keep it until the timeout. On the event loop.
+  private void stopClock() {
+    if (timeouts != null) timeouts.done(this);
+  }
+
   // The handler did not answer in time: unless the client is still sending the
   // body it reads, the client gets 503 and the connection closes.
   @Override
@@ -400,6 +406,7 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
   }
 
   private void writeError(int status) {
+    stopClock();
     if (response.ended()) return;
     if (response.headWritten()) {
       request.connection().close();
@@ -413,7 +420,7 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
 
   /** The response has ended (or will, when {@code end} completes): settle the connection. */
   private void finished(Future<Void> end) {
-    if (timeouts != null) timeouts.done(this);
+    stopClock();
     StreamingBody s = streaming;
     if (s != null) {
       if (s.tooLarge()) {
@@ -474,6 +481,7 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
 
   // Sends the head of a streamed response; false when the response was refused instead.
   private boolean startStream(ResponseStream from, int length) {
+    stopClock();
     try {
       int flags = ResponseWriter.head(response, streamStatus, streamHeaders, server.serverHeader);
       if (server.draining) response.headers().set("connection", "close");
