@@ -43,7 +43,8 @@
   [{:keys [^Process process]}]
   (.destroy process)
   (when-not (.waitFor process 20 TimeUnit/SECONDS)
-    (.destroyForcibly process)))
+    (.destroyForcibly process)
+    (.waitFor process 10 TimeUnit/SECONDS)))
 
 (defn log-text
   "What the JVM has printed so far."
