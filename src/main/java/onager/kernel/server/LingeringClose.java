@@ -25,8 +25,10 @@ import java.util.concurrent.TimeUnit;
 final class LingeringClose extends ChannelDuplexHandler {
   static final String NAME = "onager-lingering-close";
   static final long LINGER_MS = 2_000;
-  // A client that keeps sending past this while we wait to close is cut off at once.
-  static final long MAX_DISCARD = 1 << 20;
+  // A client that keeps sending past this while we wait to close is cut off at once. It is
+  // large because the reset that cuts it off can destroy the answer it has not read yet: a
+  // client still pushing a huge body over loopback sends a mebibyte in a millisecond.
+  static final long MAX_DISCARD = 64L << 20;
 
   private boolean lingering;
   private long discarded;
