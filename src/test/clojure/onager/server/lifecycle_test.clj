@@ -40,7 +40,8 @@
    [:shutdown-timeout-ms :soon "integer from 0"]
    [:server-header "bad\r\nheader" "printable ASCII"]
    [:server-header "" "printable ASCII"]
-   [:vertx "a vertx" "io.vertx.core.Vertx instance"]])
+   [:vertx "a vertx" "io.vertx.core.Vertx instance"]
+   [:route-modes :router "a router made by onager.router/router"]])
 
 (deftest bad-options-are-rejected-with-their-message
   (doseq [[k v allowed] bad-options]

@@ -23,6 +23,8 @@ final class Dispatcher implements Handler<HttpServerRequest> {
   final IFn handler;
   final boolean async;
   final HandlerMode mode;
+  /** Tells the mode of each request's route, before it runs; null when every request runs in {@link #mode}. */
+  final HandlerModes routeModes;
   final long maxBody;
   final int maxUriLength;
   final CharSequence serverHeader;
@@ -37,11 +39,13 @@ final class Dispatcher implements Handler<HttpServerRequest> {
     this.handler = handler;
     this.async = config.async;
     this.mode = config.handlerMode;
+    this.routeModes = config.routeModes;
     this.maxBody = config.maxBody;
     this.maxUriLength = config.maxUriLength;
     this.serverHeader = config.serverHeader == null ? null : AsciiString.cached(config.serverHeader);
     this.bodyWriter = config.bodyWriter;
-    this.workers = mode == HandlerMode.WORKER ? workerPool(config.workerThreads) : null;
+    // Route modes may ask for the pool; it starts no thread until a request needs one.
+    this.workers = mode == HandlerMode.WORKER || routeModes != null ? workerPool(config.workerThreads) : null;
   }
 
   private static ExecutorService workerPool(int threads) {
@@ -89,7 +93,7 @@ final class Dispatcher implements Handler<HttpServerRequest> {
     boolean hasBody = length > 0 || request.headers().contains("transfer-encoding");
     boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(request.getHeader("expect"));
     Exchange exchange = new Exchange(this, request);
-    switch (mode) {
+    switch (modeOf(request)) {
       case EVENT_LOOP -> {
         if (hasBody) {
           exchange.receiveThenInvoke(expectContinue);
@@ -106,6 +110,12 @@ final class Dispatcher implements Handler<HttpServerRequest> {
         workers.execute(exchange);
       }
     }
+  }
+
+  private HandlerMode modeOf(HttpServerRequest request) {
+    if (routeModes == null) return mode;
+    HandlerMode chosen = routeModes.modeFor(request.method().name(), request.path());
+    return chosen == null ? mode : chosen;
   }
 
   private static long declaredLength(String header) {
