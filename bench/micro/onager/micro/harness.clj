@@ -1,10 +1,11 @@
 (ns onager.micro.harness
-  "A warm, repeated measuring harness. Every candidate of a comparison runs in
-  this one JVM: each is warmed up, then rounds alternate between them (the order
-  rotating each round), one timed batch per candidate per round, so that the
-  machine's drift hits all of them alike. A candidate's figure is the median of
-  its rounds' ns/op; a ratio is the median of the rounds' ratios, each taken
-  between batches that ran seconds apart at most.")
+  "A warm, repeated measuring harness. Every candidate of every comparison runs
+  in this one JVM: all are warmed up first (so that the JIT has settled for all
+  of them before any is measured), then rounds go over every comparison, one
+  timed batch per candidate per round, the candidates' order rotating, so that
+  the machine's drift hits all of them alike. A candidate's figure is the median
+  of its rounds' ns/op; a ratio is the median of the rounds' ratios, each taken
+  between batches that ran moments apart.")
 
 (set! *warn-on-reflection* true)
 
@@ -20,7 +21,7 @@
       (when (< i n)
         (aset sink (bit-and i 15) (.invoke f))
         (recur (unchecked-inc i))))
-    (- (System/nanoTime) start)))
+    (unchecked-subtract (System/nanoTime) start)))
 
 (defn- batch-size
   "How many calls of `f` take about `target-ns`."
@@ -36,34 +37,46 @@
     (while (< (System/nanoTime) until)
       (run-batch f 1000))))
 
-(defn median [xs]
+(defn median
+  "The median of the numbers `xs`."
+  [xs]
   (let [v (vec (sort xs))
         n (count v)]
     (if (odd? n) (v (quot n 2)) (/ (+ (v (dec (quot n 2))) (v (quot n 2))) 2.0))))
 
-(defn compare-candidates
-  "Measures `candidates`, a vector of {:name string :f no-arg-fn}, the first
-  being ours. `settings`: :warm-ms per candidate, :rounds, :sample-ms per
-  batch. Returns each candidate's :samples (ns/op per round) and :median, and
-  for each other candidate :ratio (the median over rounds of its ns/op over
-  ours) and :ratio-of-medians."
-  [candidates {:keys [warm-ms rounds sample-ms]}]
-  (doseq [{:keys [f]} candidates] (warm-up f warm-ms))
-  (let [sizes (mapv (fn [{:keys [f]}] (batch-size f (* (long sample-ms) 1000000))) candidates)
-        n (count candidates)
-        per-round (vec (for [r (range rounds)]
-                         (let [order (map #(mod (+ r %) n) (range n))
-                               timed (into {} (for [i order]
-                                                (let [{:keys [f]} (candidates i)
-                                                      size (long (sizes i))]
-                                                  [i (/ (double (run-batch f size)) size)])))]
-                           (mapv timed (range n)))))
-        samples (fn [i] (mapv #(% i) per-round))
+(defn- summary
+  "Per candidate of one comparison: its samples (ns/op by round), median, min,
+  max, and for all but the first (ours) the ratios to ours."
+  [candidates per-round]
+  (let [samples (fn [i] (mapv #(% i) per-round))
         ours (median (samples 0))]
-    (vec (for [i (range n)
-               :let [{:keys [name]} (candidates i)
-                     s (samples i)
+    (vec (for [i (range (count candidates))
+               :let [s (samples i)
                      m (median s)]]
-           (cond-> {:name name :median-ns m :min-ns (apply min s) :max-ns (apply max s) :samples s}
+           (cond-> {:name (:name (candidates i)) :median-ns m :min-ns (apply min s) :max-ns (apply max s) :samples s}
              (pos? i) (assoc :ratio (median (map (fn [row] (/ (row i) (row 0))) per-round))
                              :ratio-of-medians (/ m ours)))))))
+
+(defn measure
+  "Measures `comparisons`, each a vector of candidates {:name string :f
+  no-arg-fn}, the first being ours. `settings`: :warm-ms per candidate,
+  :rounds, :sample-ms per batch; `progress` is called with a message now and
+  then. Returns, per comparison, each candidate's :samples (ns/op per round),
+  :median-ns, :min-ns, :max-ns, and for the others :ratio (the median over
+  rounds of its ns/op over ours) and :ratio-of-medians."
+  [comparisons {:keys [warm-ms rounds sample-ms]} progress]
+  (progress "warming up")
+  (doseq [candidates comparisons {:keys [f]} candidates] (warm-up f warm-ms))
+  (let [sizes (mapv (fn [candidates] (mapv #(batch-size (:f %) (* (long sample-ms) 1000000)) candidates))
+                    comparisons)
+        rows (vec (for [r (range rounds)]
+                    (do (progress (str "round " (inc r) " of " rounds))
+                        (vec (for [c (range (count comparisons))
+                                   :let [candidates (comparisons c)
+                                         n (count candidates)
+                                         timed (into {} (for [i (map #(mod (+ r %) n) (range n))
+                                                              :let [size (long ((sizes c) i))]]
+                                                          [i (/ (double (run-batch (:f (candidates i)) size)) size)]))]]
+                               (mapv timed (range n)))))))]
+    (vec (for [c (range (count comparisons))]
+           (summary (comparisons c) (mapv #(% c) rows))))))

@@ -2,8 +2,8 @@
   "Runs the micro-benchmarks (`make bench-micro`, QUICK=1 for a short run),
   prints a table and writes bench/results/micro/report.md and report.json.
 
-  Each comparison checks first that every candidate computes the same result,
-  then measures them all in this JVM with onager.micro.harness."
+  Each comparison checks first that every candidate computes the same result;
+  then onager.micro.harness measures them all in this JVM."
   (:require [clojure.java.io :as io]
             [clojure.java.shell :as shell]
             [clojure.string :as str]
@@ -42,13 +42,13 @@
 (defn- load-average []
   (some-> (slurp-quietly "/proc/loadavg") (str/split #" ") first))
 
-(defn- run-one [settings {:keys [id title per target] :as spec}]
-  (verify! spec)
+(defn- result
+  "The report entry of the comparison `spec` from its `measured` candidates."
+  [{:keys [id title per target]} measured]
   (let [per (or per 1)
-        results (harness/compare-candidates (:candidates spec) settings)
         scaled (mapv #(-> % (update :median-ns / per) (update :min-ns / per) (update :max-ns / per)
                           (update :samples (fn [s] (mapv (fn [x] (/ x per)) s))))
-                     results)
+                     measured)
         by-name (into {} (map (juxt :name identity)) scaled)
         ratio (:ratio (by-name (:peer target)))
         also (map #(:ratio (by-name %)) (:also-faster-than target))]
@@ -73,10 +73,11 @@
           ". Load average " (:before load) " before, " (:after load) " after: the machine is shared, so "
           "compare ratios, not absolute figures.")
      ""
-     (str "Every candidate runs in one JVM, warmed up " (:warm-ms settings) " ms, then " (:rounds settings)
-          " rounds alternating between them, one batch of about " (:sample-ms settings)
-          " ms each per round. ns/op is the median over rounds (min and max beside it); × is how many times "
-          "longer the peer takes than onager: the median over rounds of the two figures' ratio within a round.")
+     (str "Every candidate runs in one JVM. All are warmed up first, " (:warm-ms settings) " ms each; then "
+          (:rounds settings) " rounds go over every comparison, one batch of about " (:sample-ms settings)
+          " ms per candidate per round, the order rotating. ns/op is the median over rounds (min and max "
+          "beside it); × is how many times longer the peer takes than onager: the median over rounds of the "
+          "two figures' ratio within a round.")
      ""
      "| benchmark | candidate | ns/op (median) | min | max | × onager's time | target |"
      "|---|---|---:|---:|---:|---:|---|"]
@@ -99,11 +100,10 @@
         s (settings mode)
         started (str (Instant/now))
         before (load-average)
-        benchmarks (concat (micro-params/benchmarks) (micro-json/benchmarks) (micro-routes/benchmarks))
-        results (vec (for [b benchmarks]
-                       (do (println "measuring" (:title b) "...")
-                           (flush)
-                           (run-one s b))))
+        benchmarks (vec (concat (micro-params/benchmarks) (micro-json/benchmarks) (micro-routes/benchmarks)))
+        _ (run! verify! benchmarks)
+        measured (harness/measure (mapv :candidates benchmarks) s #(do (println "micro-benchmarks:" %) (flush)))
+        results (mapv result benchmarks measured)
         report {:mode mode :settings s :started started :finished (str (Instant/now)) :machine (machine)
                 :load {:before before :after (load-average)} :results results}
         md (markdown report results)

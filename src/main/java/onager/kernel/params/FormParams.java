@@ -73,8 +73,12 @@ public final class FormParams {
   }
 
   private static int indexOf(Object[] kv, int n, String k) {
+    // Names' hashes are cached in them (those from the cache have theirs already):
+    // comparing them first spares a comparison of text for nearly every name.
+    int h = k.hashCode();
     for (int i = 0; i < n; i += 2) {
-      if (k.equals(kv[i])) return i;
+      Object other = kv[i];
+      if (other == k || (other.hashCode() == h && k.equals(other))) return i;
     }
     return -1;
   }
@@ -125,10 +129,21 @@ public final class FormParams {
       for (int i = start; i < end; i++) h = 31 * h + s.charAt(i);
       int slot = (h ^ (h >>> 16)) & (SIZE - 1);
       String cached = CACHE[slot];
-      if (cached != null && cached.length() == length && s.regionMatches(start, cached, 0, length)) return cached;
+      if (cached != null && cached.hashCode() == h && cached.length() == length && sameText(s, start, cached)) {
+        return cached;
+      }
       String name = s.substring(start, end);
+      name.hashCode(); // computed now, cached in the string, for the comparisons above and in indexOf
       CACHE[slot] = name;
       return name;
+    }
+
+    // A plain loop: names are short, and String.regionMatches' vectorised compare costs more to start.
+    private static boolean sameText(String s, int start, String name) {
+      for (int i = 0, n = name.length(); i < n; i++) {
+        if (s.charAt(start + i) != name.charAt(i)) return false;
+      }
+      return true;
     }
   }
 }

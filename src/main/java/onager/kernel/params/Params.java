@@ -1,6 +1,9 @@
 package onager.kernel.params;
 
+import clojure.lang.IEditableCollection;
+import clojure.lang.IObj;
 import clojure.lang.IPersistentMap;
+import clojure.lang.ITransientMap;
 import clojure.lang.Keyword;
 import clojure.lang.PersistentArrayMap;
 import clojure.lang.ISeq;
@@ -43,21 +46,32 @@ public final class Params {
     boolean doQuery = request.valAt(QUERY_PARAMS) == null;
     if (!doForm && !doQuery) return keywords ? keyify(request) : request;
     Object params = request.valAt(PARAMS);
-    IPersistentMap req = request;
+    IPersistentMap form = null;
+    IPersistentMap query = null;
     if (doForm) {
-      IPersistentMap form = PersistentArrayMap.EMPTY;
+      form = PersistentArrayMap.EMPTY;
       Object body = request.valAt(BODY);
       if (body != null && urlencoded(contentType)) form = FormParams.parse(text(body, charset), charset);
-      req = req.assoc(FORM_PARAMS, form);
       params = merge(params, form);
     }
     if (doQuery) {
       Object qs = request.valAt(QUERY_STRING);
-      IPersistentMap query = qs instanceof String s ? FormParams.parse(s, charset) : PersistentArrayMap.EMPTY;
-      req = req.assoc(QUERY_PARAMS, query);
+      query = qs instanceof String s ? FormParams.parse(s, charset) : PersistentArrayMap.EMPTY;
       params = merge(params, query);
     }
-    return req.assoc(PARAMS, keywords ? KeywordParams.keyify(params) : params);
+    if (keywords) params = KeywordParams.keyify(params);
+    // A plain map takes the keys in one copy as a transient, rather than one per assoc
+    // (but a transient would drop metadata).
+    if (request instanceof IEditableCollection editable && !(request instanceof IObj o && o.meta() != null)) {
+      ITransientMap t = (ITransientMap) editable.asTransient();
+      if (form != null) t = t.assoc(FORM_PARAMS, form);
+      if (query != null) t = t.assoc(QUERY_PARAMS, query);
+      return t.assoc(PARAMS, params).persistent();
+    }
+    IPersistentMap req = request;
+    if (form != null) req = req.assoc(FORM_PARAMS, form);
+    if (query != null) req = req.assoc(QUERY_PARAMS, query);
+    return req.assoc(PARAMS, params);
   }
 
   private static IPersistentMap keyify(IPersistentMap request) {
