@@ -135,7 +135,7 @@
        (let [[path & more] route
              [data children] (if (map? (first more)) [(first more) (rest more)] [{} more])
              full (str prefix path)]
-         (when-not (or (str/blank? path) (str/starts-with? path "/"))
+         (when-not (or (= "" path) (str/starts-with? path "/"))
            (fail full (str "the path " (pr-str path) " must start with \"/\".") {:value path}))
          (check-data full data)
          (let [here (-> inherited

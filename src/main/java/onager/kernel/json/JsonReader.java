@@ -65,9 +65,7 @@ public final class JsonReader {
 
   /** Reads one value from {@code in}, or returns {@code empty} when it holds only white space; does not close it. */
   public Object read(InputStream in, Object empty) throws IOException {
-    JsonParser p = Json.FACTORY.createParser(in);
-    p.disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
-    return read(p, empty);
+    return read(leavingOpen(Json.FACTORY.createParser(in)), empty);
   }
 
   /** Reads one value from {@code in}; does not close it. */
@@ -77,9 +75,11 @@ public final class JsonReader {
 
   /** Reads one value from {@code in}, or returns {@code empty} when it holds only white space; does not close it. */
   public Object read(Reader in, Object empty) throws IOException {
-    JsonParser p = Json.FACTORY.createParser(in);
-    p.disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
-    return read(p, empty);
+    return read(leavingOpen(Json.FACTORY.createParser(in)), empty);
+  }
+
+  private static JsonParser leavingOpen(JsonParser p) {
+    return p.disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
   }
 
   private static final Object NO_VALUE = new Object();

@@ -30,6 +30,7 @@ public final class FormParams {
     if (encoded == null || encoded.indexOf('=') < 0) return PersistentArrayMap.EMPTY;
     Object[] kv = new Object[2 * ARRAY_MAP_MAX];
     int n = 0; // slots used in kv
+    ITransientMap big = null; // once there are more names than an array map holds
     int len = encoded.length();
     int start = 0;
     while (start < len) {
@@ -46,20 +47,25 @@ public final class FormParams {
         else if (needsDecoding(encoded, eq + 1, end)) v = FormDecoding.decode(encoded, eq + 1, end, charset);
         else v = encoded.substring(eq + 1, end);
         if (k != null && v != null) {
-          int at = indexOf(kv, n, k);
-          if (at >= 0) {
+          int at;
+          if (big != null) {
+            big = big.assoc(k, conj(big.valAt(k), v));
+          } else if ((at = indexOf(kv, n, k)) >= 0) {
             kv[at + 1] = conj(kv[at + 1], v);
           } else if (n < kv.length) {
             kv[n] = k;
             kv[n + 1] = v;
             n += 2;
           } else {
-            return parseLarge(encoded, charset, kv, start);
+            big = PersistentHashMap.EMPTY.asTransient();
+            for (int i = 0; i < n; i += 2) big = big.assoc(kv[i], kv[i + 1]);
+            big = big.assoc(k, v);
           }
         }
       }
       start = end + 1;
     }
+    if (big != null) return big.persistent();
     if (n == 0) return PersistentArrayMap.EMPTY;
     return new PersistentArrayMap(n == kv.length ? kv : Arrays.copyOf(kv, n));
   }
@@ -81,26 +87,6 @@ public final class FormParams {
       if (other == k || (other.hashCode() == h && k.equals(other))) return i;
     }
     return -1;
-  }
-
-  /** Goes on from {@code start} in a hash map, once there are more names than an array map holds. */
-  private static IPersistentMap parseLarge(String encoded, Charset charset, Object[] kv, int start) {
-    ITransientMap m = PersistentHashMap.EMPTY.asTransient();
-    for (int i = 0; i < kv.length; i += 2) m = m.assoc(kv[i], kv[i + 1]);
-    int len = encoded.length();
-    while (start < len) {
-      int end = encoded.indexOf('&', start);
-      if (end < 0) end = len;
-      if (end > start) {
-        int eq = encoded.indexOf('=', start, end);
-        int keyEnd = eq < 0 ? end : eq;
-        String k = FormDecoding.decode(encoded, start, keyEnd, charset);
-        String v = eq < 0 ? "" : FormDecoding.decode(encoded, eq + 1, end, charset);
-        if (k != null && v != null) m = m.assoc(k, conj(m.valAt(k), v));
-      }
-      start = end + 1;
-    }
-    return m.persistent();
   }
 
   /** ring-codec's assoc-conj: a second value makes a vector, later ones join it. */

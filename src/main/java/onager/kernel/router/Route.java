@@ -13,15 +13,10 @@ final class Route {
   private static final Keyword HEADERS = Keyword.intern("headers");
   private static final Keyword BODY = Keyword.intern("body");
 
-  final String shape;
   final Endpoint[] byMethod = new Endpoint[Methods.COUNT];
   /** The answer to a method no endpoint takes, and to OPTIONS when no endpoint takes it. */
   IPersistentMap notAllowed;
   IPersistentMap options;
-
-  Route(String shape) {
-    this.shape = shape;
-  }
 
   /** The endpoint for a method index: HEAD falls back to GET, any method to :any. */
   Endpoint endpoint(int method) {

@@ -77,7 +77,7 @@ public final class RouterBuilder {
 
   private void add(PathTemplate t, int method, Endpoint e) {
     String shape = t.shape();
-    Route route = byShape.computeIfAbsent(shape, Route::new);
+    Route route = byShape.computeIfAbsent(shape, k -> new Route());
     Endpoint old = route.byMethod[method];
     boolean mountClash = isMount(e) ? hasAny(route) : isMount(route.byMethod[Methods.ANY]);
     if (old != null || mountClash) {
