@@ -47,6 +47,7 @@
   [{:keys [id title per target]} measured]
   (let [per (or per 1)
         scaled (mapv #(-> % (update :median-ns / per) (update :min-ns / per) (update :max-ns / per)
+                          (update :bytes-per-op / per)
                           (update :samples (fn [s] (mapv (fn [x] (/ x per)) s))))
                      measured)
         by-name (into {} (map (juxt :name identity)) scaled)
@@ -73,17 +74,19 @@
           ". Load average " (:before load) " before, " (:after load) " after: the machine is shared, so "
           "compare ratios, not absolute figures.")
      ""
-     (str "Every candidate runs in one JVM. All are warmed up first, " (:warm-ms settings) " ms each; then "
+     (str "Every candidate runs in one JVM, each in a loop of its own (as JMH generates them). All are "
+          "warmed up first, " (:warm-ms settings) " ms each; then "
           (:rounds settings) " rounds go over every comparison, one batch of about " (:sample-ms settings)
           " ms per candidate per round, the order rotating. ns/op is the median over rounds (min and max "
           "beside it); × is how many times longer the peer takes than onager: the median over rounds of the "
-          "two figures' ratio within a round.")
+          "two figures' ratio within a round. B/op is what the calling thread allocates per call.")
      ""
-     "| benchmark | candidate | ns/op (median) | min | max | × onager's time | target |"
-     "|---|---|---:|---:|---:|---:|---|"]
+     "| benchmark | candidate | ns/op (median) | min | max | B/op | × onager's time | target |"
+     "|---|---|---:|---:|---:|---:|---:|---|"]
     (for [{:keys [title candidates target met?]} results
-          [i {:keys [name median-ns min-ns max-ns ratio]}] (map-indexed vector candidates)]
+          [i {:keys [name median-ns min-ns max-ns bytes-per-op ratio]}] (map-indexed vector candidates)]
       (str "| " (if (zero? i) title "") " | " name " | " (fmt median-ns 0) " | " (fmt min-ns 0) " | " (fmt max-ns 0)
+           " | " (fmt bytes-per-op 0)
            " | " (if ratio (str (fmt ratio 2) "×") "1×")
            " | " (cond
                    (pos? i) ""

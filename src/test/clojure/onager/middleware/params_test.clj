@@ -44,9 +44,11 @@
 (def ^:private gen-piece
   "Pieces of query strings: names, values, separators, escapes good and bad."
   (gen/frequency
-   [[6 (gen/elements ["a" "b" "key" "x1" "café" "a.b" "1x" "-" "_k" "é"])]
+   [[6 (gen/elements ["a" "b" "key" "x1" "café" "a.b" "1x" "-" "_k" "é" "✓" "日本" "😀" "?" "a?b"])]
     [3 (gen/elements ["=" "&" "&&" "=="])]
-    [3 (gen/elements ["%20" "+" "%2B" "%26" "%3D" "%C3%A9" "%E9" "%E2%9C%93" "%F0%9F%98%80" "%ff"])]
+    [3 (gen/elements ["%20" "+" "%2B" "%26" "%3D" "%C3%A9" "%C2%A0" "%E9" "%E2%9C%93" "%F0%9F%98%80" "%ff"])]
+    ;; UTF-8 cut short, overlong, a surrogate, a lone continuation byte
+    [2 (gen/elements ["%C3" "%E2%9C" "%F0%9F%98" "%C0%80" "%C1%BF" "%ED%A0%80" "%A9" "%C3%C3"])]
     [1 (gen/elements ["%" "%4" "%zz" "%%" "%-1" "%+1" "%G0"])]
     [1 gen/string-alphanumeric]]))
 
@@ -58,6 +60,8 @@
    "application/x-www-form-urlencoded; charset=UTF-8"
    "application/x-www-form-urlencoded;charset=ISO-8859-1"
    "application/x-www-form-urlencoded; charset=\"UTF-16\""
+   "application/x-www-form-urlencoded; charset=US-ASCII"
+   "application/x-www-form-urlencoded; charset=windows-1252"
    "text/plain; charset=ISO-8859-1"
    "application/json"])
 
@@ -78,7 +82,7 @@
                 (prop/for-all [qs (gen/one-of [(gen/return nil) gen-query])
                                form gen-query
                                ct (gen/elements content-types)
-                               encoding (gen/elements [nil "UTF-8" "ISO-8859-1"])]
+                               encoding (gen/elements [nil "UTF-8" "ISO-8859-1" "US-ASCII"])]
                   (let [opts (when encoding {:encoding encoding})
                         charset (or encoding (charset-of ct))]
                     (same-as-ring? #(request qs form charset ct) opts))))]
@@ -123,6 +127,22 @@
     (is (= {"a" "1"} (:form-params (ours (request nil "a=1" "UTF-8" "Application/X-WWW-Form-Urlencoded"))))))
   (testing "a charset the JVM lacks decodes as UTF-8 (ring-core would drop every pair)"
     (is (= {"e" "é"} (:query-params (ours (request "e=%C3%A9" nil nil "text/plain; charset=x-no-such")))))))
+
+(deftest every-kind-of-request-map
+  (let [qs "a=1&b=2&a=3"
+        same? (fn [req]
+                (let [ours ((mw/wrap-params identity) req)
+                      ring ((ring-params/wrap-params identity) req)]
+                  (and (= ring ours) (= (meta ring) (meta ours)))))]
+    (testing "an array map, with and without metadata, small and about to outgrow array maps"
+      (is (same? {:query-string qs :uri "/"}))
+      (is (same? (with-meta {:query-string qs :uri "/"} {:tag :x})))
+      (is (same? (into {:query-string qs} (map (fn [i] [(keyword (str "k" i)) i])) (range 6)))))
+    (testing "a hash map, a sorted map, and keys already there (nil too)"
+      (is (same? (into {:query-string qs} (map (fn [i] [(keyword (str "k" i)) i])) (range 20))))
+      (is (same? (into (sorted-map) {:query-string qs :uri "/"})))
+      (is (same? {:query-string qs :params nil :form-params nil}))
+      (is (same? {:query-string qs :params {"z" "0"} :form-params {"f" "1"}})))))
 
 (deftest async-arity-and-options
   (let [handler (mw/wrap-params (fn [request respond _] (respond (:params request))))

@@ -1,135 +1,133 @@
 package onager.kernel.params;
 
 import clojure.lang.IPersistentMap;
-import clojure.lang.IPersistentVector;
-import clojure.lang.ITransientMap;
-import clojure.lang.LazilyPersistentVector;
 import clojure.lang.PersistentArrayMap;
-import clojure.lang.PersistentHashMap;
 import java.nio.charset.Charset;
-import java.util.Arrays;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Parses a query string or urlencoded form body into a map, with ring-codec's
  * semantics: pairs split on '&' (empty ones skipped) and at their first '=', a
  * pair whose name or value does not decode left out, a name given more than
- * once mapped to a vector of its values in order, and no map at all (an empty
- * one) for text without any '='.
+ * once mapped to a vector of its values (see {@link ParamMap}), and no map at
+ * all (an empty one) for text without any '='.
  *
- * <p>Pairs are found with String.indexOf (vectorised by the JIT); text that needs
- * no decoding is cut out as it is, and names that need none come from a small
- * cache, as they repeat from request to request.
+ * <p>The text is scanned as a copy of its Latin-1 bytes, one table lookup per
+ * byte: String.charAt checks the string's coder on every call, which makes a
+ * loop over it several times slower once the JVM has seen strings of both
+ * coders, as every real application has. The copy is ours, so escapes are
+ * decoded in it, in place. The copy shows a character beyond Latin-1 as '?': a
+ * name or value with one is taken from the string itself.
  */
 public final class FormParams {
   private FormParams() {}
 
-  /** Maps with up to this many entries are array maps, as assoc would make them. */
-  private static final int ARRAY_MAP_MAX = 8;
+  private static final byte AMPERSAND = 1;
+  private static final byte EQUALS = 2;
+  private static final byte ESCAPE = 3;
+  private static final byte QUESTION = 4;
+  private static final byte[] CLASSES = new byte[256];
 
+  static {
+    CLASSES['&'] = AMPERSAND;
+    CLASSES['='] = EQUALS;
+    CLASSES['%'] = ESCAPE;
+    CLASSES['+'] = ESCAPE;
+    CLASSES['?'] = QUESTION;
+  }
+
+  /**
+   * @param charset for escapes; may be null when {@code encoded} has no '%'
+   */
   public static IPersistentMap parse(String encoded, Charset charset) {
-    if (encoded == null || encoded.indexOf('=') < 0) return PersistentArrayMap.EMPTY;
-    Object[] kv = new Object[2 * ARRAY_MAP_MAX];
-    int n = 0; // slots used in kv
-    ITransientMap big = null; // once there are more names than an array map holds
-    int len = encoded.length();
+    if (encoded == null) return PersistentArrayMap.EMPTY;
+    byte[] text = encoded.getBytes(StandardCharsets.ISO_8859_1);
+    // A surrogate pair becomes one '?', so a length that differs means characters beyond Latin-1.
+    if (text.length != encoded.length()) text = standIn(encoded);
+    return parse(encoded, text, charset);
+  }
+
+  /**
+   * @param text {@code s}'s characters as bytes at the same indexes, where a '?'
+   *     may stand for a character beyond Latin-1: a name or value with one is
+   *     taken from {@code s} itself ("wide")
+   */
+  private static IPersistentMap parse(String s, byte[] text, Charset charset) {
+    int len = text.length;
+    ParamMap map = null; // made at the first pair, when it is known whether that is the only one
+    boolean anyEquals = false;
     int start = 0;
     while (start < len) {
-      int end = encoded.indexOf('&', start);
-      if (end < 0) end = len;
-      if (end > start) {
-        int eq = encoded.indexOf('=', start, end);
-        int keyEnd = eq < 0 ? end : eq;
-        String k = needsDecoding(encoded, start, keyEnd)
-            ? FormDecoding.decode(encoded, start, keyEnd, charset)
-            : Names.of(encoded, start, keyEnd);
-        String v;
-        if (eq < 0) v = "";
-        else if (needsDecoding(encoded, eq + 1, end)) v = FormDecoding.decode(encoded, eq + 1, end, charset);
-        else v = encoded.substring(eq + 1, end);
-        if (k != null && v != null) {
-          int at;
-          if (big != null) {
-            big = big.assoc(k, conj(big.valAt(k), v));
-          } else if ((at = indexOf(kv, n, k)) >= 0) {
-            kv[at + 1] = conj(kv[at + 1], v);
-          } else if (n < kv.length) {
-            kv[n] = k;
-            kv[n + 1] = v;
-            n += 2;
-          } else {
-            big = PersistentHashMap.EMPTY.asTransient();
-            for (int i = 0; i < n; i += 2) big = big.assoc(kv[i], kv[i + 1]);
-            big = big.assoc(k, v);
+      // The name: up to the first '=' or '&'.
+      int nameEscape = -1;
+      boolean nameWide = false;
+      int kind = 0;
+      int i = start;
+      for (; (i = special(text, i, len)) < len; i++) {
+        kind = CLASSES[text[i] & 0xff];
+        if (kind == AMPERSAND || kind == EQUALS) break;
+        if (kind == ESCAPE) {
+          if (nameEscape < 0) nameEscape = i;
+        } else if (s.charAt(i) != '?') {
+          nameWide = true;
+        }
+      }
+      int nameEnd = i;
+      boolean hasValue = i < len && kind == EQUALS;
+      // The value: after the '=', up to the next '&'. From its first escape on,
+      // the decoder reads every byte anyway: the '&' is found with indexOf.
+      int valueStart = i + 1;
+      int valueEscape = -1;
+      boolean valueWide = false;
+      if (hasValue) {
+        anyEquals = true;
+        for (i = valueStart; (i = special(text, i, len)) < len; i++) {
+          kind = CLASSES[text[i] & 0xff];
+          if (kind == EQUALS) continue;
+          if (kind == AMPERSAND) break;
+          if (kind == ESCAPE) {
+            valueEscape = i;
+            i = s.indexOf('&', i);
+            if (i < 0) i = len;
+            break;
           }
+          if (s.charAt(i) != '?') valueWide = true;
+        }
+      }
+      int end = i;
+      if (end > start) {
+        String name;
+        if (nameEscape >= 0) name = FormDecoding.decode(s, text, start, nameEscape, nameEnd, charset, nameWide);
+        else if (nameWide) name = s.substring(start, nameEnd);
+        else name = Names.of(s, text, start, nameEnd);
+        String value;
+        if (!hasValue) value = "";
+        else if (valueEscape >= 0) value = FormDecoding.decode(s, text, valueStart, valueEscape, end, charset, valueWide);
+        else value = s.substring(valueStart, end);
+        if (name != null && value != null) {
+          // Pairs are at least two characters apart: "a&b".
+          if (map == null) map = new ParamMap(end >= len ? 1 : (len - start + 1) / 2);
+          map.put(name, value);
         }
       }
       start = end + 1;
     }
-    if (big != null) return big.persistent();
-    if (n == 0) return PersistentArrayMap.EMPTY;
-    return new PersistentArrayMap(n == kv.length ? kv : Arrays.copyOf(kv, n));
+    return anyEquals && map != null ? map.build() : PersistentArrayMap.EMPTY;
   }
 
-  private static boolean needsDecoding(String s, int start, int end) {
-    for (int i = start; i < end; i++) {
+  /** The index of the first '&', '=', '%', '+' or '?' from {@code i}, or {@code len}. */
+  private static int special(byte[] text, int i, int len) {
+    while (i < len && CLASSES[text[i] & 0xff] == 0) i++;
+    return i;
+  }
+
+  /** Bytes at the indexes of {@code s}'s characters, '?' for those beyond Latin-1: enough to find pairs by. */
+  private static byte[] standIn(String s) {
+    byte[] text = new byte[s.length()];
+    for (int i = 0; i < text.length; i++) {
       char c = s.charAt(i);
-      if (c == '%' || c == '+') return true;
+      text[i] = c <= 0xff ? (byte) c : (byte) '?';
     }
-    return false;
-  }
-
-  private static int indexOf(Object[] kv, int n, String k) {
-    // Names' hashes are cached in them (those from the cache have theirs already):
-    // comparing them first spares a comparison of text for nearly every name.
-    int h = k.hashCode();
-    for (int i = 0; i < n; i += 2) {
-      Object other = kv[i];
-      if (other == k || (other.hashCode() == h && k.equals(other))) return i;
-    }
-    return -1;
-  }
-
-  /** ring-codec's assoc-conj: a second value makes a vector, later ones join it. */
-  private static Object conj(Object current, String value) {
-    if (current == null) return value;
-    if (current instanceof IPersistentVector v) return v.cons(value);
-    return LazilyPersistentVector.createOwning(current, value);
-  }
-
-  /**
-   * Parameter names that need no decoding, shared: a direct-mapped cache keyed by
-   * the name's text, so that a request full of invented names can replace
-   * entries but never grow it. Racing threads see a whole string or a miss.
-   */
-  private static final class Names {
-    private Names() {}
-
-    private static final int SIZE = 1024;
-    private static final int LONGEST = 32;
-    private static final String[] CACHE = new String[SIZE];
-
-    static String of(String s, int start, int end) {
-      int length = end - start;
-      if (length > LONGEST) return s.substring(start, end);
-      int h = 0;
-      for (int i = start; i < end; i++) h = 31 * h + s.charAt(i);
-      int slot = (h ^ (h >>> 16)) & (SIZE - 1);
-      String cached = CACHE[slot];
-      if (cached != null && cached.hashCode() == h && cached.length() == length && sameText(s, start, cached)) {
-        return cached;
-      }
-      String name = s.substring(start, end);
-      name.hashCode(); // computed now, cached in the string, for the comparisons above and in indexOf
-      CACHE[slot] = name;
-      return name;
-    }
-
-    // A plain loop: names are short, and String.regionMatches' vectorised compare costs more to start.
-    private static boolean sameText(String s, int start, String name) {
-      for (int i = 0, n = name.length(); i < n; i++) {
-        if (s.charAt(start + i) != name.charAt(i)) return false;
-      }
-      return true;
-    }
+    return text;
   }
 }

@@ -1,10 +1,6 @@
 package onager.kernel.params;
 
-import clojure.lang.IEditableCollection;
-import clojure.lang.IObj;
 import clojure.lang.IPersistentMap;
-import clojure.lang.ITransientMap;
-import clojure.lang.Keyword;
 import clojure.lang.PersistentArrayMap;
 import clojure.lang.ISeq;
 import clojure.lang.IMapEntry;
@@ -24,13 +20,6 @@ import onager.kernel.http.MediaType;
 public final class Params {
   private Params() {}
 
-  private static final Keyword QUERY_STRING = Keyword.intern("query-string");
-  private static final Keyword HEADERS = Keyword.intern("headers");
-  private static final Keyword BODY = Keyword.intern("body");
-  private static final Keyword QUERY_PARAMS = Keyword.intern("query-params");
-  private static final Keyword FORM_PARAMS = Keyword.intern("form-params");
-  private static final Keyword PARAMS = Keyword.intern("params");
-
   /**
    * The request with its parameters.
    *
@@ -39,43 +28,83 @@ public final class Params {
    * @param keywords make keys of {@code :params} keywords, as wrap-keyword-params does
    */
   public static IPersistentMap assoc(IPersistentMap request, Charset encoding, boolean keywords) throws IOException {
-    String contentType = header(request, "content-type");
-    Charset charset = encoding != null ? encoding : MediaType.charset(MediaType.charsetName(contentType), StandardCharsets.UTF_8);
+    // The keys read, from an array map's entries in one pass (keywords are interned: == finds
+    // them), noting where the ones to be replaced sit; or from any other map by valAt.
+    Object[] entries = RequestMaps.entries(request);
+    Object queryString = null;
+    Object body = null;
+    Object formParams = null;
+    Object queryParams = null;
+    Object params = null;
+    int formAt = -1;
+    int queryAt = -1;
+    int paramsAt = -1;
+    if (entries != null) {
+      for (int i = 0; i < entries.length; i += 2) {
+        Object key = entries[i];
+        if (key == RequestMaps.QUERY_STRING) {
+          queryString = entries[i + 1];
+        } else if (key == RequestMaps.BODY) {
+          body = entries[i + 1];
+        } else if (key == RequestMaps.FORM_PARAMS) {
+          formParams = entries[i + 1];
+          formAt = i;
+        } else if (key == RequestMaps.QUERY_PARAMS) {
+          queryParams = entries[i + 1];
+          queryAt = i;
+        } else if (key == RequestMaps.PARAMS) {
+          params = entries[i + 1];
+          paramsAt = i;
+        }
+      }
+    } else {
+      queryString = request.valAt(RequestMaps.QUERY_STRING);
+      body = request.valAt(RequestMaps.BODY);
+      formParams = request.valAt(RequestMaps.FORM_PARAMS);
+      queryParams = request.valAt(RequestMaps.QUERY_PARAMS);
+      params = request.valAt(RequestMaps.PARAMS);
+    }
     // As params-request: each map only when the request has none yet, the query string's merged last.
-    boolean doForm = request.valAt(FORM_PARAMS) == null;
-    boolean doQuery = request.valAt(QUERY_PARAMS) == null;
+    boolean doForm = formParams == null;
+    boolean doQuery = queryParams == null;
     if (!doForm && !doQuery) return keywords ? keyify(request) : request;
-    Object params = request.valAt(PARAMS);
     IPersistentMap form = null;
     IPersistentMap query = null;
+    Charset charset = encoding;
     if (doForm) {
       form = PersistentArrayMap.EMPTY;
-      Object body = request.valAt(BODY);
-      if (body != null && urlencoded(contentType)) form = FormParams.parse(text(body, charset), charset);
+      if (body != null) {
+        String contentType = contentType(request);
+        if (urlencoded(contentType)) {
+          if (charset == null) charset = charset(contentType);
+          form = FormParams.parse(text(body, charset), charset);
+        }
+      }
       params = merge(params, form);
     }
     if (doQuery) {
-      Object qs = request.valAt(QUERY_STRING);
-      query = qs instanceof String s ? FormParams.parse(s, charset) : PersistentArrayMap.EMPTY;
+      if (queryString instanceof String qs) {
+        // Only escapes need the charset: a query string without any spares reading the headers.
+        if (charset == null && qs.indexOf('%') >= 0) charset = charset(contentType(request));
+        query = FormParams.parse(qs, charset);
+      } else {
+        query = PersistentArrayMap.EMPTY;
+      }
       params = merge(params, query);
     }
     if (keywords) params = KeywordParams.keyify(params);
-    // A plain map takes the keys in one copy as a transient, rather than one per assoc
-    // (but a transient would drop metadata).
-    if (request instanceof IEditableCollection editable && !(request instanceof IObj o && o.meta() != null)) {
-      ITransientMap t = (ITransientMap) editable.asTransient();
-      if (form != null) t = t.assoc(FORM_PARAMS, form);
-      if (query != null) t = t.assoc(QUERY_PARAMS, query);
-      return t.assoc(PARAMS, params).persistent();
-    }
-    IPersistentMap req = request;
-    if (form != null) req = req.assoc(FORM_PARAMS, form);
-    if (query != null) req = req.assoc(QUERY_PARAMS, query);
-    return req.assoc(PARAMS, params);
+    return entries != null
+        ? RequestMaps.with(request, entries, formAt, queryAt, paramsAt, form, query, params)
+        : RequestMaps.with(request, form, query, params);
   }
 
   private static IPersistentMap keyify(IPersistentMap request) {
-    return request.assoc(PARAMS, KeywordParams.keyify(request.valAt(PARAMS)));
+    return request.assoc(RequestMaps.PARAMS, KeywordParams.keyify(request.valAt(RequestMaps.PARAMS)));
+  }
+
+  /** The Content-Type charset, or UTF-8 (also when it names no charset this JVM has). */
+  private static Charset charset(String contentType) {
+    return MediaType.charset(MediaType.charsetName(contentType), StandardCharsets.UTF_8);
   }
 
   /** ring's urlencoded-form?, but ignoring case as media types are compared. */
@@ -84,9 +113,9 @@ public final class Params {
         && contentType.regionMatches(true, 0, "application/x-www-form-urlencoded", 0, 33);
   }
 
-  private static String header(IPersistentMap request, String name) {
-    Object headers = request.valAt(HEADERS);
-    Object v = headers instanceof Map<?, ?> m ? m.get(name) : null;
+  /** Read only when a body or an escape needs it: a request's headers may be built when first read. */
+  private static String contentType(IPersistentMap request) {
+    Object v = request.valAt(RequestMaps.HEADERS) instanceof Map<?, ?> m ? m.get("content-type") : null;
     return v instanceof String s ? s : null;
   }
 
