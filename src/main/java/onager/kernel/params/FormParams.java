@@ -13,10 +13,9 @@ import java.nio.charset.StandardCharsets;
  * all (an empty one) for text without any '='.
  *
  * <p>The text is scanned as a copy of its Latin-1 bytes, one table lookup per
- * byte: String.charAt checks the string's coder on every call, which makes a
- * loop over it several times slower once the JVM has seen strings of both
- * coders, as every real application has. The copy is ours, so escapes are
- * decoded in it, in place. The copy shows a character beyond Latin-1 as '?': a
+ * byte: a loop of String.charAt, which checks the string's coder on every call,
+ * measured about twice as slow in a JVM running Clojure, and the copy costs
+ * less than that. The copy is ours, so escapes are decoded in it, in place. The copy shows a character beyond Latin-1 as '?': a
  * name or value with one is taken from the string itself.
  */
 public final class FormParams {
