@@ -23,7 +23,7 @@ PORT ?= 8080
 CP_FILE := target/classpath.txt
 SOURCES := pom.xml $(shell find src/main/java -name '*.java' 2>/dev/null)
 
-.PHONY: run test repl jar classpath docs soak clean
+.PHONY: run test repl jar classpath docs soak clean bench-micro
 
 # The runtime class path: Clojure sources first (edits need no rebuild), then
 # the compiled kernel, then the dependencies.
@@ -49,7 +49,7 @@ test:
 	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest) 2>&1 | $(STRIP) || rc=$$?; \
 	scripts/test-summary; exit $$rc
 
-# Regenerates README.md's options table from src/main/clojure/onager/server/options.clj.
+# Regenerates README.md's options tables (scripts/readme-tables.clj says which).
 docs: $(CP_FILE)
 	java -cp "$$(cat $(CP_FILE))" clojure.main scripts/update-docs.clj
 
@@ -57,6 +57,16 @@ docs: $(CP_FILE)
 # SOAK_SECONDS=60 make soak for a short one.
 soak: $(CP_FILE)
 	@scripts/soak
+
+# The micro-benchmarks (bench/micro): the kernel's router, params and JSON against
+# their peers in one JVM. QUICK=1 for a short run. Writes bench/results/micro/.
+BENCH_MICRO_CP := target/bench-micro-classpath.txt
+bench-micro: $(CP_FILE)
+	@scripts/install-bench-micro-tools
+	@$(SHELL_FLAGS) $(MVN) -q -P bench-micro dependency:build-classpath -Dmdep.includeScope=test \
+	  -Dmdep.outputFile=$(BENCH_MICRO_CP) 2>&1 | $(STRIP) >&2
+	java $(JVM_OPTS) -Xms1g -Xmx1g -cp "src/main/clojure:target/classes:bench/micro:$$(cat $(BENCH_MICRO_CP))" \
+	  clojure.main -m onager.micro.main
 
 jar:
 	@$(SHELL_FLAGS) $(MVN) -q package -DskipTests 2>&1 | $(STRIP)

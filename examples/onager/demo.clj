@@ -2,7 +2,8 @@
   "The demo server that `make run` starts, and the app the benchmarks drive.
 
     /plaintext        \"Hello, World!\" (TechEmpower plaintext)
-    /json             {\"message\":\"Hello, World!\"}, serialised per request (TechEmpower JSON)
+    /json             {\"message\":\"Hello, World!\"}, serialised per request by onager.json
+                      (TechEmpower JSON)
     /echo             the request body, streamed back as it arrives
     /sleep?ms=N       answers after a blocking Thread/sleep of N ms (at most 60000)
     /stream?n=N       N lines as a lazy seq, sent chunked, one flush per line
@@ -16,17 +17,15 @@
                                [--async] [--static DIR] [--max-body BYTES]"
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
+            [onager.json :as json]
             [onager.server :as server])
-  (:import [com.fasterxml.jackson.databind ObjectMapper]
-           [java.io File InputStream]
+  (:import [java.io File InputStream]
            [java.net URLDecoder]
            [java.nio.charset StandardCharsets]
            [java.util.concurrent Executors ScheduledExecutorService ThreadFactory TimeUnit]
            [java.util.zip CRC32]))
 
 (set! *warn-on-reflection* true)
-
-(def ^:private ^ObjectMapper mapper (ObjectMapper.))
 
 (def ^:private max-sleep-ms 60000)
 
@@ -111,7 +110,7 @@
         (= uri "/plaintext") (text 200 "Hello, World!")
         (= uri "/json") {:status 200
                          :headers {"Content-Type" "application/json"}
-                         :body (.writeValueAsBytes mapper {"message" "Hello, World!"})}
+                         :body (json/write-bytes {:message "Hello, World!"})}
         (= uri "/echo") {:status 200
                          :headers {"Content-Type" (get-in request [:headers "content-type"]
                                                           "application/octet-stream")}

@@ -32,13 +32,19 @@
                        [(inc i)]
                        (range n)))))))
 
-(defn- suggestion [k table]
+(defn closest
+  "The keyword among `candidates` nearest to `k` by spelling (at most two edits
+  away), to suggest what a misspelt key meant; nil when none is that near."
+  [k candidates]
   (when (keyword? k)
-    (let [[best d] (->> table
-                        (map (fn [{key :key}] [key (edit-distance (name k) (name key))]))
+    (let [[best d] (->> candidates
+                        (map (fn [c] [c (edit-distance (name k) (name c))]))
                         (sort-by second)
                         first)]
       (when (and best (<= d 2)) best))))
+
+(defn- suggestion [k table]
+  (closest k (map :key table)))
 
 (defn- fail [message data]
   (throw (ex-info message data)))

@@ -12,7 +12,7 @@
             [onager.protocols :as protocols]
             [onager.server.options :as server-options])
   (:import [io.vertx.core Vertx]
-           [onager.kernel.server HandlerMode OnagerServer ServerConfig]))
+           [onager.kernel.server HandlerMode HandlerModes OnagerServer ServerConfig]))
 
 (set! *warn-on-reflection* true)
 
@@ -21,7 +21,17 @@
    :event-loop HandlerMode/EVENT_LOOP
    :worker HandlerMode/WORKER})
 
-(defn- config ^ServerConfig [opts]
+(defn- route-modes
+  "What tells the server each route's handler mode: the :route-modes option, or
+  else the handler when it is a router or a var holding one (then followed as
+  the var changes), or nil."
+  ^HandlerModes [handler opts]
+  (let [r (or (:route-modes opts) handler)]
+    (cond
+      (instance? HandlerModes r) r
+      (and (var? r) (instance? HandlerModes @r)) (HandlerModes/following r))))
+
+(defn- config ^ServerConfig [handler opts]
   (let [{:keys [host port event-loops handler-mode worker-threads async? max-body max-header-size
                 max-header-count low-memory-percent decompress-requests? max-uri-length idle-timeout-ms header-timeout-ms body-timeout-ms
                 request-timeout-ms shutdown-timeout-ms shutdown-hook? server-header vertx]} opts
@@ -48,6 +58,7 @@
         (.serverHeader (when server-header server-header))
         (.vertx ^Vertx vertx)
         (.bodyWriter protocols/write-body)
+        (.routeModes (route-modes handler opts))
         (.build))))
 
 (defn start
@@ -59,7 +70,7 @@
   (when-not (ifn? handler)
     (throw (ex-info (str "The handler must be a function or a var, not " (pr-str handler))
                     {:onager/error :invalid-handler :value handler})))
-  (OnagerServer/start handler (config (options/validate server-options/table opts))))
+  (OnagerServer/start handler (config handler (options/validate server-options/table opts))))
 
 (alter-meta! #'start update :doc str "\n\n" (options/docstring server-options/table))
 

@@ -1,6 +1,6 @@
 (ns onager.code-quality-test
   "House rules checked as tests: every public var has a docstring, no Clojure
-  code reflects, and the README's options table is the options table."
+  code reflects, and the README's options tables are the options tables."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
@@ -39,11 +39,14 @@
           (require ns-sym :reload)))
       (is (not (str/includes? (str err) "Reflection warning")) (str err)))))
 
-(defn- readme-options-table []
-  (let [readme (slurp "README.md")
-        [_ table] (re-find #"(?s)<!-- options:start -->\n(.*?)\n<!-- options:end -->" readme)]
-    table))
+(defn- readme-table [readme marker]
+  (let [pattern (re-pattern (str "(?s)<!-- " marker ":start -->\n(.*?)\n<!-- " marker ":end -->"))]
+    (second (re-find pattern readme))))
 
-(deftest readme-options-table-is-generated
-  (testing "README.md shows the options table itself (run `make docs` after changing it)"
-    (is (= (options/markdown server-options/table) (readme-options-table)))))
+(deftest readme-options-tables-are-generated
+  (testing "README.md shows each options table itself (run `make docs` after changing one)"
+    (let [readme (slurp "README.md")
+          tables (load-file "scripts/readme-tables.clj")]
+      (is (some #{server-options/table} (map second tables)))
+      (doseq [[marker table] tables]
+        (is (= (options/markdown table) (readme-table readme marker)) marker)))))

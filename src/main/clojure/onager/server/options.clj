@@ -1,7 +1,8 @@
 (ns onager.server.options
   "The options of `onager.server/start`: validation, defaults and documentation
   all come from `table`."
-  (:import [io.vertx.core Vertx]))
+  (:import [io.vertx.core Vertx]
+           [onager.kernel.server HandlerModes]))
 
 (set! *warn-on-reflection* true)
 
@@ -38,6 +39,14 @@
     :doc (str "Where the handler runs: :virtual, a virtual thread per request (blocking code scales); "
               ":event-loop, on the event loop (fastest, must never block; the request body is received "
               "in full before the handler runs); :worker, a bounded pool of platform threads.")}
+   {:key :route-modes
+    :default nil
+    :default-doc "the handler, when it is a router"
+    :valid? #(or (nil? %) (instance? HandlerModes %) (and (var? %) (instance? HandlerModes @%)))
+    :allowed "a router made by onager.router/router, a var holding one, or nil"
+    :doc (str "The router whose routes' :handler-mode the server follows: each request starts where its "
+              "route says, before it runs. Give it when the handler is that router wrapped in middleware; "
+              "a router given as the handler itself is found without it.")}
    {:key :worker-threads
     :default (* 2 cpus)
     :default-doc "2 × number of CPUs"

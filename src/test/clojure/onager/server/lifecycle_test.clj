@@ -47,7 +47,8 @@
    [:shutdown-hook? "yes" "true or false"]
    [:server-header "bad\r\nheader" "printable ASCII"]
    [:server-header "" "printable ASCII"]
-   [:vertx "a vertx" "io.vertx.core.Vertx instance"]])
+   [:vertx "a vertx" "io.vertx.core.Vertx instance"]
+   [:route-modes :router "a router made by onager.router/router"]])
 
 (deftest bad-options-are-rejected-with-their-message
   (doseq [[k v allowed] bad-options]

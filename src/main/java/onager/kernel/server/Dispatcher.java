@@ -24,6 +24,8 @@ final class Dispatcher {
   final IFn handler;
   final boolean async;
   final HandlerMode mode;
+  /** Tells the mode of each request's route, before it runs; null when every request runs in {@link #mode}. */
+  final HandlerModes routeModes;
   final long maxBody;
   final int lowMemoryPercent;
   final boolean decompress;
@@ -40,13 +42,15 @@ final class Dispatcher {
     this.handler = handler;
     this.async = config.async;
     this.mode = config.handlerMode;
+    this.routeModes = config.routeModes;
     this.maxBody = config.maxBody;
     this.lowMemoryPercent = config.lowMemoryPercent;
     this.decompress = config.decompressRequests;
     this.maxUriLength = config.maxUriLength;
     this.serverHeader = config.serverHeader == null ? null : AsciiString.cached(config.serverHeader);
     this.bodyWriter = config.bodyWriter;
-    this.workers = mode == HandlerMode.WORKER ? workerPool(config.workerThreads) : null;
+    // Route modes may ask for the pool; it starts no thread until a request needs one.
+    this.workers = mode == HandlerMode.WORKER || routeModes != null ? workerPool(config.workerThreads) : null;
   }
 
   private static ExecutorService workerPool(int threads) {
@@ -95,7 +99,7 @@ final class Dispatcher {
     boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(request.getHeader("expect"));
     InflatingBody.Coding coding = hasBody && decompress ? takeCoding(request) : null;
     Exchange exchange = new Exchange(this, request, timeouts);
-    switch (mode) {
+    switch (modeOf(request)) {
       case EVENT_LOOP -> {
         if (hasBody) {
           // The clock starts once the body is in: the handler cannot run before.
@@ -119,6 +123,12 @@ final class Dispatcher {
         workers.execute(exchange);
       }
     }
+  }
+
+  private HandlerMode modeOf(HttpServerRequest request) {
+    if (routeModes == null) return mode;
+    HandlerMode chosen = routeModes.modeFor(request.method().name(), request.path());
+    return chosen == null ? mode : chosen;
   }
 
   // A body coding the server decodes: the handler sees the body and headers as if

@@ -31,6 +31,7 @@ public final class ServerConfig {
   final String serverHeader;
   final Vertx vertx;
   final IFn bodyWriter;
+  final HandlerModes routeModes;
 
   private ServerConfig(Builder b) {
     this.host = b.host;
@@ -54,6 +55,7 @@ public final class ServerConfig {
     this.serverHeader = b.serverHeader;
     this.vertx = b.vertx;
     this.bodyWriter = b.bodyWriter;
+    this.routeModes = b.routeModes;
   }
 
   public static Builder builder() {
@@ -83,6 +85,7 @@ public final class ServerConfig {
     private String serverHeader;
     private Vertx vertx;
     private IFn bodyWriter;
+    private HandlerModes routeModes;
 
     private Builder() {}
 
@@ -117,6 +120,8 @@ public final class ServerConfig {
      * {@code (fn [body response output-stream])}, the user-space protocol dispatch.
      */
     public Builder bodyWriter(IFn v) { bodyWriter = v; return this; }
+    /** Where each request's route wants its handler to run; {@code null}: every request runs in the handler mode. */
+    public Builder routeModes(HandlerModes v) { routeModes = v; return this; }
 
     public ServerConfig build() {
       require(host != null, "host");

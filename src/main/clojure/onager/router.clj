@@ -1,0 +1,205 @@
+(ns onager.router
+  "Routes as data, matched by a trie in the kernel.
+
+    (require '[onager.router :as router])
+
+    (def app
+      (router/router
+       [[\"/users/:id\" {:get show-user :put update-user}]
+        [\"/files/*path\" {:get serve-file}]
+        [\"/api\" {:middleware [wrap-auth]}
+         [\"/items\" {:get list-items :post {:handler add-item :handler-mode :worker}}]]
+        [\"/legacy\" {:mount compojure-app}]]))
+
+  A route is a vector: a path, then optionally a map of route data, then child
+  routes, whose paths are appended to it. A path is made of segments: static
+  text, `:name` (one non-empty segment) or a final `*name` (the rest of the path,
+  slashes included, possibly empty). The matched parameters reach the handler as
+  `:path-params`, keyword keys, string values, percent-decoded once.
+
+  Route data:
+    :get :head :post :put :patch :delete :options :trace :connect
+                    the handler for that method: a Ring handler, or a map
+                    {:handler h :middleware [...] :handler-mode m}
+    :any            the handler for every method the route does not name
+    :middleware     middleware for this route and its children, outside theirs;
+                    each a function of a handler, or [function & more-args]
+    :handler-mode   where this route's handlers (and its children's) run on
+                    Onager: :virtual, :event-loop or :worker
+    :mount          any Ring handler (a compojure app, another router) that takes
+                    every request for this path and below, whatever the method,
+                    with :context and :path-info set as compojure's context sets
+                    them; a router mounted so matches :path-info
+    :strip-prefix?  with :mount: also set :uri to the path below the prefix, for
+                    handlers that route on :uri alone
+
+  The router answers by itself what no handler takes: 404 when no route matches
+  the path, 405 with an Allow header when a route matches it but takes neither
+  the method nor :any, and OPTIONS with 204 and Allow. HEAD goes to the GET
+  handler when the route has no HEAD one (servers send no body for HEAD).
+
+  When several routes match a path, the most specific wins, segment by segment
+  from the left: static text, then a parameter, then a catch-all. Routes that
+  match exactly the same paths for the same method fail at start-up, with an
+  ex-info naming both (see :reject-overlaps? for stricter checking)."
+  (:require [clojure.string :as str]
+            [onager.options :as options]
+            [onager.router.options :as router-options])
+  (:import [clojure.lang Keyword]
+           [onager.kernel.router Router RouterBuilder]
+           [onager.kernel.server HandlerMode]))
+
+(set! *warn-on-reflection* true)
+
+(def ^:private method-keys
+  #{:get :head :post :put :patch :delete :options :trace :connect :any})
+
+(def ^:private data-keys
+  (into method-keys [:middleware :handler-mode :mount :strip-prefix?]))
+
+(def ^:private endpoint-keys #{:handler :middleware :handler-mode})
+
+(def ^:private modes
+  {:virtual HandlerMode/VIRTUAL
+   :event-loop HandlerMode/EVENT_LOOP
+   :worker HandlerMode/WORKER})
+
+(defn- fail [path message data]
+  (throw (ex-info (str "Invalid route " (pr-str path) ": " message)
+                  (merge {:onager/error :invalid-route :path path} data))))
+
+(defn- handler? [h]
+  (and (ifn? h) (not (coll? h)) (not (keyword? h)) (not (symbol? h))))
+
+(defn- check-data [path data]
+  (when-not (map? data)
+    (fail path (str "route data must be a map, not " (pr-str data) ".") {:value data}))
+  (doseq [[k v] data]
+    (when-not (data-keys k)
+      (fail path (str "unknown key " (pr-str k) " in its data."
+                      (when-let [hint (options/closest k data-keys)] (str " Did you mean " hint "?"))
+                      " Known keys: " (str/join ", " (sort data-keys)) ".")
+            {:key k :value v :allowed (sort data-keys)}))
+    (when (and (= k :middleware) (not (router-options/middleware? v)))
+      (fail path (str ":middleware must be a vector of functions of a handler, or of vectors "
+                      "[function & more-args], not " (pr-str v) ".")
+            {:key k :value v}))
+    (when (and (= k :handler-mode) (not (router-options/handler-modes v)))
+      (fail path (str ":handler-mode must be one of :virtual, :event-loop, :worker, not " (pr-str v) ".")
+            {:key k :value v}))
+    (when (and (= k :mount) (not (handler? v)))
+      (fail path (str ":mount must be a Ring handler, not " (pr-str v) ".") {:key k :value v}))
+    (when (and (= k :strip-prefix?) (not (boolean? v)))
+      (fail path (str ":strip-prefix? must be true or false, not " (pr-str v) ".") {:key k :value v})))
+  (when (and (:mount data) (some method-keys (keys data)))
+    (fail path (str "a :mount takes every method itself; give it no method handlers ("
+                    (str/join ", " (filter method-keys (keys data))) ").")
+          {:value data}))
+  (when (and (contains? data :strip-prefix?) (not (:mount data)))
+    (fail path ":strip-prefix? goes only with :mount." {:key :strip-prefix?})))
+
+(defn- endpoint-data
+  "A method's value as a map {:handler h ...}."
+  [path method v]
+  (cond
+    (map? v)
+    (do (doseq [[k x] v]
+          (when-not (endpoint-keys k)
+            (fail path (str "unknown key " (pr-str k) " for " method "."
+                            (when-let [hint (options/closest k endpoint-keys)] (str " Did you mean " hint "?"))
+                            " Known keys: :handler, :middleware, :handler-mode.")
+                  {:key k :value x :allowed (sort endpoint-keys)})))
+        (when-not (handler? (:handler v))
+          (fail path (str method " needs a :handler, a Ring handler, not " (pr-str (:handler v)) ".")
+                {:key method :value v}))
+        (check-data path (select-keys v [:middleware :handler-mode]))
+        v)
+
+    (handler? v) {:handler v}
+
+    :else (fail path (str method " must be a Ring handler or a map with :handler, not " (pr-str v) ".")
+                {:key method :value v})))
+
+(defn- route-form? [x]
+  (and (vector? x) (string? (first x))))
+
+(defn- flatten-routes
+  "The endpoints of `routes` under `prefix`, each a map of :path, :method (or
+  :mount), :handler, :middleware (outermost first) and :handler-mode."
+  [routes prefix inherited]
+  (mapcat
+   (fn [route]
+     (cond
+       (nil? route) []
+       (route-form? route)
+       (let [[path & more] route
+             [data children] (if (map? (first more)) [(first more) (rest more)] [{} more])
+             full (str prefix path)]
+         (when-not (or (= "" path) (str/starts-with? path "/"))
+           (fail full (str "the path " (pr-str path) " must start with \"/\".") {:value path}))
+         (check-data full data)
+         (let [here (-> inherited
+                        (update :middleware into (:middleware data))
+                        (cond-> (:handler-mode data) (assoc :handler-mode (:handler-mode data))))
+               own (concat
+                    (when-let [m (:mount data)]
+                      [(assoc here :path full :mount true :handler m
+                              :strip-prefix? (boolean (:strip-prefix? data)))])
+                    (for [[k v] data :when (method-keys k)
+                          :let [e (endpoint-data full k v)]]
+                      {:path full
+                       :method k
+                       :handler (:handler e)
+                       :middleware (into (:middleware here) (:middleware e))
+                       :handler-mode (or (:handler-mode e) (:handler-mode here))}))]
+           (concat own (flatten-routes children full here))))
+
+       (sequential? route) (flatten-routes route prefix inherited)
+
+       :else (throw (ex-info (str "Invalid route " (pr-str route) " under " (pr-str (if (= prefix "") "/" prefix))
+                                 ": a route is a vector of a path string, optional route data and child routes.")
+                             {:onager/error :invalid-route :path prefix :value route}))))
+   routes))
+
+(defn- wrap
+  "`handler` inside `middleware`, the first outermost."
+  [handler middleware]
+  (reduce (fn [h m] (if (vector? m) (apply (first m) h (rest m)) (m h)))
+          handler
+          (reverse middleware)))
+
+(defn router
+  "A Ring handler (sync and async arities) for the route table `routes`: a
+  vector of routes, or one route. See the namespace's docstring for route
+  data. Bad routes or options throw an ex-info naming the route (or the key,
+  the value and what is allowed); its data has :onager/error. On Onager, a
+  router given as the handler (or as the server's :route-modes) makes each
+  request start where its route's :handler-mode says. The options:"
+  (^Router [routes] (router routes {}))
+  (^Router [routes opts]
+   (let [{:keys [middleware handler-mode not-found reject-overlaps?]}
+         (options/validate router-options/table opts)
+         routes (if (route-form? routes) [routes] routes)
+         _ (when-not (or (nil? routes) (sequential? routes))
+             (throw (ex-info (str "Routes must be a vector of routes, not " (pr-str routes))
+                             {:onager/error :invalid-route :value routes})))
+         builder (RouterBuilder. (boolean reject-overlaps?))]
+     (doseq [{:keys [path method handler mount strip-prefix?] :as e}
+             (flatten-routes routes "" {:middleware (vec middleware) :handler-mode handler-mode})]
+       (let [h (wrap handler (:middleware e))
+             mode (modes (:handler-mode e))
+             path (if (= path "") "/" path)]
+         (if mount
+           (.mount builder ^String path h ^HandlerMode mode (boolean strip-prefix?))
+           (.route builder ^String path ^Keyword method h ^HandlerMode mode))))
+     (.build builder not-found))))
+
+(alter-meta! #'router update :doc str "\n\n" (options/docstring router-options/table))
+
+(defn match
+  "Which route of `router` takes a request for `method` (a keyword, :get) on
+  `path`: {:path \"/users/:id\" :method \"GET\" :path-params {:id \"42\"}} with
+  the route's path as written, the method its handler was given for (\"any
+  method\", \"mounted\"), and the parameters; nil when none takes it (404 or 405)."
+  [^Router router method ^String path]
+  (.lookup router method path))

@@ -1,0 +1,132 @@
+package onager.kernel.params;
+
+import clojure.lang.IPersistentMap;
+import clojure.lang.PersistentArrayMap;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Parses a query string or urlencoded form body into a map, with ring-codec's
+ * semantics: pairs split on '&' (empty ones skipped) and at their first '=', a
+ * pair whose name or value does not decode left out, a name given more than
+ * once mapped to a vector of its values (see {@link ParamMap}), and no map at
+ * all (an empty one) for text without any '='.
+ *
+ * <p>The text is scanned as a copy of its Latin-1 bytes, one table lookup per
+ * byte: a loop of String.charAt, which checks the string's coder on every call,
+ * measured about twice as slow in a JVM running Clojure, and the copy costs
+ * less than that. The copy is ours, so escapes are decoded in it, in place. The copy shows a character beyond Latin-1 as '?': a
+ * name or value with one is taken from the string itself.
+ */
+public final class FormParams {
+  private FormParams() {}
+
+  private static final byte AMPERSAND = 1;
+  private static final byte EQUALS = 2;
+  private static final byte ESCAPE = 3;
+  private static final byte QUESTION = 4;
+  private static final byte[] CLASSES = new byte[256];
+
+  static {
+    CLASSES['&'] = AMPERSAND;
+    CLASSES['='] = EQUALS;
+    CLASSES['%'] = ESCAPE;
+    CLASSES['+'] = ESCAPE;
+    CLASSES['?'] = QUESTION;
+  }
+
+  /**
+   * @param charset for escapes; may be null when {@code encoded} has no '%'
+   */
+  public static IPersistentMap parse(String encoded, Charset charset) {
+    if (encoded == null) return PersistentArrayMap.EMPTY;
+    byte[] text = encoded.getBytes(StandardCharsets.ISO_8859_1);
+    // A surrogate pair becomes one '?', so a length that differs means characters beyond Latin-1.
+    if (text.length != encoded.length()) text = standIn(encoded);
+    return parse(encoded, text, charset);
+  }
+
+  /**
+   * @param text {@code s}'s characters as bytes at the same indexes, where a '?'
+   *     may stand for a character beyond Latin-1: a name or value with one is
+   *     taken from {@code s} itself ("wide")
+   */
+  private static IPersistentMap parse(String s, byte[] text, Charset charset) {
+    int len = text.length;
+    ParamMap map = null; // made at the first pair, when it is known whether that is the only one
+    boolean anyEquals = false;
+    int start = 0;
+    while (start < len) {
+      // The name: up to the first '=' or '&'.
+      int nameEscape = -1;
+      boolean nameWide = false;
+      int kind = 0;
+      int i = start;
+      for (; (i = special(text, i, len)) < len; i++) {
+        kind = CLASSES[text[i] & 0xff];
+        if (kind == AMPERSAND || kind == EQUALS) break;
+        if (kind == ESCAPE) {
+          if (nameEscape < 0) nameEscape = i;
+        } else if (s.charAt(i) != '?') {
+          nameWide = true;
+        }
+      }
+      int nameEnd = i;
+      boolean hasValue = i < len && kind == EQUALS;
+      // The value: after the '=', up to the next '&'. From its first escape on,
+      // the decoder reads every byte anyway: the '&' is found with indexOf.
+      int valueStart = i + 1;
+      int valueEscape = -1;
+      boolean valueWide = false;
+      if (hasValue) {
+        anyEquals = true;
+        for (i = valueStart; (i = special(text, i, len)) < len; i++) {
+          kind = CLASSES[text[i] & 0xff];
+          if (kind == EQUALS) continue;
+          if (kind == AMPERSAND) break;
+          if (kind == ESCAPE) {
+            valueEscape = i;
+            i = s.indexOf('&', i);
+            if (i < 0) i = len;
+            break;
+          }
+          if (s.charAt(i) != '?') valueWide = true;
+        }
+      }
+      int end = i;
+      if (end > start) {
+        String name;
+        if (nameEscape >= 0) name = FormDecoding.decode(s, text, start, nameEscape, nameEnd, charset, nameWide);
+        else if (nameWide) name = s.substring(start, nameEnd);
+        else name = Names.of(s, text, start, nameEnd);
+        String value;
+        if (!hasValue) value = "";
+        else if (valueEscape >= 0) value = FormDecoding.decode(s, text, valueStart, valueEscape, end, charset, valueWide);
+        else value = s.substring(valueStart, end);
+        if (name != null && value != null) {
+          // Pairs are at least two characters apart: "a&b".
+          if (map == null) map = new ParamMap(end >= len ? 1 : (len - start + 1) / 2);
+          map.put(name, value);
+        }
+      }
+      start = end + 1;
+    }
+    return anyEquals && map != null ? map.build() : PersistentArrayMap.EMPTY;
+  }
+
+  /** The index of the first '&', '=', '%', '+' or '?' from {@code i}, or {@code len}. */
+  private static int special(byte[] text, int i, int len) {
+    while (i < len && CLASSES[text[i] & 0xff] == 0) i++;
+    return i;
+  }
+
+  /** Bytes at the indexes of {@code s}'s characters, '?' for those beyond Latin-1: enough to find pairs by. */
+  private static byte[] standIn(String s) {
+    byte[] text = new byte[s.length()];
+    for (int i = 0; i < text.length; i++) {
+      char c = s.charAt(i);
+      text[i] = c <= 0xff ? (byte) c : (byte) '?';
+    }
+    return text;
+  }
+}

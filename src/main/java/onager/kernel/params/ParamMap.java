@@ -1,0 +1,115 @@
+package onager.kernel.params;
+
+import clojure.lang.IPersistentMap;
+import clojure.lang.IPersistentVector;
+import clojure.lang.ITransientMap;
+import clojure.lang.LazilyPersistentVector;
+import clojure.lang.PersistentArrayMap;
+import clojure.lang.PersistentHashMap;
+import java.util.Arrays;
+
+/**
+ * The map of one parse, as ring-codec's assoc-conj builds it: a name given more
+ * than once maps to a vector of its values in order. Up to eight names it is
+ * built in one array, as assoc would build an array map, and a repeated name's
+ * values gather in an array made a vector once at the end (rather than one
+ * vector per value, as conj would make); past eight names it is a hash map.
+ */
+final class ParamMap {
+  /** Maps with up to this many entries are array maps, as assoc would make them. */
+  private static final int ARRAY_MAP_MAX = 8;
+
+  /** How many values a repeated name's array starts with; it doubles as needed. */
+  private static final int FIRST_REPEATS = 4;
+
+  private final Object[] kv;
+  private int n; // slots used in kv
+  private boolean repeats; // some value in kv is an Object[] of a repeated name's values
+  private long seen; // a bit per name in kv, by its hash: a name whose bit is clear is new
+  private ITransientMap big; // once there are more names than an array map holds
+
+  /**
+   * @param pairs at most how many pairs are to come: the array is then the
+   *     map's own when each has a name of its own, and needs no copy
+   */
+  ParamMap(int pairs) {
+    kv = new Object[2 * Math.min(ARRAY_MAP_MAX, pairs)];
+  }
+
+  void put(String name, String value) {
+    if (big != null) {
+      big = big.assoc(name, conj(big.valAt(name), value));
+      return;
+    }
+    int h = name.hashCode();
+    long bit = 1L << (h ^ (h >>> 16));
+    int at = (seen & bit) == 0 ? -1 : indexOf(name, h);
+    seen |= bit;
+    if (at >= 0) {
+      kv[at + 1] = append(kv[at + 1], value);
+      repeats = true;
+    } else if (n < kv.length) {
+      kv[n] = name;
+      kv[n + 1] = value;
+      n += 2;
+    } else {
+      big = PersistentHashMap.EMPTY.asTransient();
+      for (int j = 0; j < n; j += 2) big = big.assoc(kv[j], vectorOf(kv[j + 1]));
+      big = big.assoc(name, value);
+    }
+  }
+
+  IPersistentMap build() {
+    if (big != null) return big.persistent();
+    if (n == 0) return PersistentArrayMap.EMPTY;
+    if (repeats) {
+      for (int j = 1; j < n; j += 2) kv[j] = vectorOf(kv[j]);
+    }
+    return new PersistentArrayMap(n == kv.length ? kv : Arrays.copyOf(kv, n));
+  }
+
+  private int indexOf(String name, int h) {
+    // A name from the cache is the same String each time it comes; the others
+    // have their hash cached (names from the cache too), so comparing hashes
+    // spares comparing text for nearly every other name.
+    for (int i = 0; i < n; i += 2) {
+      String other = (String) kv[i];
+      if (other == name || (other.hashCode() == h && other.equals(name))) return i;
+    }
+    return -1;
+  }
+
+  /** A repeated name's values so far: an array that grows by doubling, null past the last value. */
+  private static Object[] append(Object current, String value) {
+    if (current instanceof String first) {
+      Object[] values = new Object[FIRST_REPEATS];
+      values[0] = first;
+      values[1] = value;
+      return values;
+    }
+    Object[] values = (Object[]) current;
+    int count = count(values);
+    if (count == values.length) values = Arrays.copyOf(values, 2 * count);
+    values[count] = value;
+    return values;
+  }
+
+  private static int count(Object[] values) {
+    int count = values.length;
+    while (values[count - 1] == null) count--;
+    return count;
+  }
+
+  private static Object vectorOf(Object value) {
+    if (!(value instanceof Object[] values)) return value;
+    int count = count(values);
+    return LazilyPersistentVector.createOwning(count == values.length ? values : Arrays.copyOf(values, count));
+  }
+
+  /** ring-codec's assoc-conj, for the hash map: a second value makes a vector, later ones join it. */
+  private static Object conj(Object current, String value) {
+    if (current == null) return value;
+    if (current instanceof IPersistentVector v) return v.cons(value);
+    return LazilyPersistentVector.createOwning(current, value);
+  }
+}

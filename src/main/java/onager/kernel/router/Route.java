@@ -1,0 +1,50 @@
+package onager.kernel.router;
+
+import clojure.lang.IPersistentMap;
+import clojure.lang.Keyword;
+import clojure.lang.PersistentArrayMap;
+
+/**
+ * Where the trie ends for a path: the endpoints of every route of one shape, by
+ * method, and the answers for a method none of them takes (405) and for OPTIONS.
+ */
+final class Route {
+  private static final Keyword STATUS = Keyword.intern("status");
+  private static final Keyword HEADERS = Keyword.intern("headers");
+  private static final Keyword BODY = Keyword.intern("body");
+
+  final Endpoint[] byMethod = new Endpoint[Methods.COUNT];
+  /** The answer to a method no endpoint takes, and to OPTIONS when no endpoint takes it. */
+  IPersistentMap notAllowed;
+  IPersistentMap options;
+
+  /** The endpoint for a method index: HEAD falls back to GET, any method to :any. */
+  Endpoint endpoint(int method) {
+    Endpoint e = byMethod[method];
+    if (e != null) return e;
+    if (method == Methods.HEAD && byMethod[Methods.GET] != null) return byMethod[Methods.GET];
+    return byMethod[Methods.ANY];
+  }
+
+  /** Builds the canned answers once every endpoint is in. */
+  void seal() {
+    StringBuilder allow = new StringBuilder();
+    for (int m = 0; m < Methods.NAMES.length; m++) {
+      boolean takes = byMethod[m] != null
+          || (m == Methods.HEAD && byMethod[Methods.GET] != null)
+          || m == Methods.OPTIONS;
+      if (takes) {
+        if (allow.length() > 0) allow.append(", ");
+        allow.append(Methods.NAMES[m]);
+      }
+    }
+    String value = allow.toString();
+    notAllowed = response(405, new PersistentArrayMap(new Object[] {
+        "Allow", value, "Content-Type", "text/plain; charset=utf-8"}), "Method Not Allowed");
+    options = response(204, new PersistentArrayMap(new Object[] {"Allow", value}), null);
+  }
+
+  static IPersistentMap response(int status, IPersistentMap headers, String body) {
+    return new PersistentArrayMap(new Object[] {STATUS, (long) status, HEADERS, headers, BODY, body});
+  }
+}
