@@ -23,7 +23,7 @@ PORT ?= 8080
 CP_FILE := target/classpath.txt
 SOURCES := pom.xml $(shell find src/main/java -name '*.java' 2>/dev/null)
 
-.PHONY: run test repl jar classpath docs clean bench bench-memory
+.PHONY: run test repl jar classpath docs clean bench bench-memory bench-profile
 
 # The runtime class path: Clojure sources first (edits need no rebuild), then
 # the compiled kernel, then the dependencies.
@@ -62,9 +62,11 @@ jar:
 # class path: no second dependency list.
 BENCH_CLASSES := target/bench-classes/.built
 BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
-# QUICK=1: short runs; SCENARIO=a,b and SERVER=x,y pick; RUNS, WARMUP, DURATION (s) override.
+# QUICK=1: short runs; SCENARIO=a,b and SERVER=x,y pick; RUNS, WARMUP, DURATION (s) override;
+# BENCH_JVM_FLAGS adds flags to every server JVM.
 BENCH_ARGS = $(if $(QUICK),--quick) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SERVER),--server $(SERVER)) \
-  $(if $(RUNS),--runs $(RUNS)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION))
+  $(if $(RUNS),--runs $(RUNS)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
+  $(if $(BENCH_JVM_FLAGS),--jvm-flags "$(BENCH_JVM_FLAGS)")
 BENCH_RUN = java -Djava.awt.headless=true -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \
   clojure.main -m onager.bench.main
 
@@ -82,6 +84,11 @@ bench: $(BENCH_CLASSES)
 bench-memory: $(BENCH_CLASSES)
 	@scripts/install-bench-tools
 	$(BENCH_RUN) memory $(BENCH_ARGS)
+
+# A JFR profile of one server under one scenario: SERVER=onager-event-loop SCENARIO=plaintext.
+bench-profile: $(BENCH_CLASSES)
+	@scripts/install-bench-tools
+	$(BENCH_RUN) profile $(BENCH_ARGS)
 
 clean:
 	@$(SHELL_FLAGS) $(MVN) -q clean 2>&1 | $(STRIP)

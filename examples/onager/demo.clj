@@ -16,7 +16,9 @@
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.server :as server])
-  (:import [com.fasterxml.jackson.databind ObjectMapper]
+  (:import [com.fasterxml.jackson.core JsonFactoryBuilder]
+           [com.fasterxml.jackson.core.util JsonRecyclerPools]
+           [com.fasterxml.jackson.databind ObjectMapper]
            [java.io File InputStream]
            [java.net URLDecoder]
            [java.nio.charset StandardCharsets]
@@ -25,7 +27,11 @@
 
 (set! *warn-on-reflection* true)
 
-(def ^:private ^ObjectMapper mapper (ObjectMapper.))
+(def ^:private ^ObjectMapper mapper
+  "Jackson's default buffer pool keeps buffers per thread, so on a new virtual
+  thread per request every serialisation would allocate fresh ones (about 16 KiB).
+  A shared pool serves every kind of thread."
+  (ObjectMapper. (.build ^JsonFactoryBuilder (.recyclerPool (JsonFactoryBuilder.) (JsonRecyclerPools/sharedBoundedPool)))))
 
 (def ^:private max-sleep-ms 60000)
 

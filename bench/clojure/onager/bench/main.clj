@@ -2,7 +2,9 @@
   "The harness's command line, which `make bench` and `make bench-memory` call.
 
     bench  [--quick] [--scenario a,b] [--server x,y] [--runs N] [--warmup S] [--duration S]
+           [--jvm-flags FLAGS]   (FLAGS, one argument, are added to every server JVM)
     memory [--quick] [--server x,y] [--runs N]
+    profile --server x --scenario a [--warmup S] [--duration S]
 
   --server picks servers; the raw Vert.x baseline is always added, since every
   figure is a ratio to it. A run with every scenario and every server writes
@@ -12,6 +14,7 @@
             [onager.bench.env :as env]
             [onager.bench.load :as load]
             [onager.bench.memory :as memory]
+            [onager.bench.profile :as profile]
             [onager.bench.proc :as proc]
             [onager.bench.report :as report]
             [onager.bench.run :as run]
@@ -31,6 +34,7 @@
       "--runs" (recur (assoc opts :runs (parse-long b)) more)
       "--warmup" (recur (assoc opts :warmup (parse-long b)) more)
       "--duration" (recur (assoc opts :duration (parse-long b)) more)
+      "--jvm-flags" (recur (assoc opts :extra-flags (vec (remove str/blank? (str/split b #"\s+")))) more)
       (throw (ex-info (str "unknown argument " a "; see onager.bench.main's docstring") {:args args})))))
 
 (defn- pick [ids table by-id what]
@@ -62,6 +66,7 @@
      :warmup (or (:warmup opts) (if quick 2 5))
      :duration (or (:duration opts) (if quick 3 10))
      :cpus {:server (:server c) :wrk (:wrk c)}
+     :extra-flags (:extra-flags opts [])
      :wrk {:cpus (:wrk c) :threads (:wrk-threads c)}}))
 
 (defn bench
@@ -73,7 +78,7 @@
         complete? (and (empty? (:scenarios opts)) (empty? (:servers opts)))
         dir (out-dir "bench")
         s (assoc (settings opts) :log-dir dir
-                 :jvm-flags (into servers/jvm-flags (servers/heap-flags nil)))
+                 :jvm-flags (vec (concat servers/jvm-flags (servers/heap-flags nil) (:extra-flags opts))))
         stamp (env/stamp)
         t0 (System/nanoTime)
         results (run/run-all scenario-defs server-defs s)
@@ -100,6 +105,16 @@
                     :settings (dissoc s :log-dir))]
     (report/write-memory data dir (when complete? (io/file "bench/results")))))
 
+(defn profile
+  "Records a JFR profile of one server under one scenario and prints where it
+  allocates and spends CPU."
+  [opts]
+  (let [[server-id] (:servers opts)
+        [scenario-id] (:scenarios opts)
+        server (or (servers/by-id server-id) (throw (ex-info "profile needs --server (SERVER=...)" {})))
+        scenario (or (load/by-id scenario-id) (throw (ex-info "profile needs --scenario (SCENARIO=...)" {})))]
+    (profile/profile server scenario (assoc (settings opts) :log-dir (out-dir "profile")))))
+
 (defn -main
   "Entry point: `bench` or `memory`, then the options in the namespace doc."
   [& args]
@@ -108,5 +123,6 @@
     (case command
       "bench" (bench opts)
       "memory" (memory opts)
-      (throw (ex-info (str "unknown command " (pr-str command) "; use bench or memory") {})))
+      "profile" (profile opts)
+      (throw (ex-info (str "unknown command " (pr-str command) "; use bench, memory or profile") {})))
     (shutdown-agents)))

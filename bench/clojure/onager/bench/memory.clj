@@ -37,8 +37,9 @@
 (defn- try-heap
   "Starts `server` with a heap of `mib` MiB and loads it with plaintext for
   `seconds`. Returns {:ok? :why :requests ...}."
-  [server mib seconds {:keys [cpus wrk log-dir]}]
-  (let [h (servers/launch server {:port (servers/free-port) :cpus (:server cpus) :heap-mib mib :log-dir log-dir})]
+  [server mib seconds {:keys [cpus wrk log-dir extra-flags]}]
+  (let [h (servers/launch server {:port (servers/free-port) :cpus (:server cpus) :heap-mib mib :log-dir log-dir
+                                  :extra-flags extra-flags})]
     (try
       (let [ms (servers/await-ready h 60000)
             r (load/run-wrk (load/by-id "plaintext") (:port h) seconds wrk)
@@ -83,12 +84,13 @@
 (defn heap-throughput
   "Plaintext throughput of each server at `small-heap` and `large-heap` MiB,
   in rounds that alternate servers and heaps, with the RSS under load."
-  [server-defs {:keys [runs cpus log-dir] :as opts}]
+  [server-defs {:keys [runs cpus log-dir extra-flags] :as opts}]
   (let [scenario (load/by-id "plaintext")
         handles (atom [])]
     (try
       (doseq [s server-defs mib [small-heap large-heap]]
-        (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :heap-mib mib :log-dir log-dir})]
+        (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :heap-mib mib :log-dir log-dir
+                                   :extra-flags extra-flags})]
           (swap! handles conj (assoc h :mib mib))
           (servers/await-ready h 60000)))
       (let [runs-by (reduce
@@ -118,11 +120,12 @@
 (defn startup
   "Start-up to the first good response, `reps` launches of each server,
   alternating servers."
-  [server-defs reps {:keys [cpus log-dir]}]
+  [server-defs reps {:keys [cpus log-dir extra-flags]}]
   (let [times (reduce
                (fn [acc rep]
                  (reduce (fn [acc s]
-                           (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir})
+                           (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
+                                                           :extra-flags extra-flags})
                                  ms (try (servers/await-ready h 60000) (finally (servers/stop h)))]
                              (log (format "   launch %d/%d %-18s first response after %6.0f ms" rep reps (:id s) (double ms)))
                              (update acc (:id s) (fnil conj []) ms)))

@@ -24,19 +24,26 @@
 (def ^:private ticks-per-second
   (delay (double (or (some-> (sh "getconf" "CLK_TCK") parse-long) 100))))
 
-(defn cpu-seconds
-  "User plus system CPU time that process `pid` (all its threads) has used so
-  far, in seconds; nil when the process is gone. Resolution: one clock tick
-  (10 ms on Linux), so read it around runs of seconds."
+(defn cpu-times
+  "{:user :system} CPU seconds that process `pid` (all its threads) has used
+  so far; nil when the process is gone. Resolution: one clock tick (10 ms on
+  Linux), so read it around runs of seconds."
   [pid]
   (try
     (let [stat (read-proc (str "/proc/" pid "/stat"))
           ;; The command name may hold spaces: fields are counted after its ")".
           fields (str/split (subs stat (+ 2 (long (str/last-index-of stat ")")))) #" ")
-          utime (parse-long (nth fields 11))
-          stime (parse-long (nth fields 12))]
-      (/ (+ (long utime) (long stime)) (double @ticks-per-second)))
+          tick (double @ticks-per-second)]
+      {:user (/ (long (parse-long (nth fields 11))) tick)
+       :system (/ (long (parse-long (nth fields 12))) tick)})
     (catch java.io.IOException _ nil)))
+
+(defn cpu-seconds
+  "User plus system CPU seconds that process `pid` has used so far; nil when
+  the process is gone."
+  [pid]
+  (when-let [{:keys [user system]} (cpu-times pid)]
+    (+ (double user) (double system))))
 
 (defn- status-kb [pid field]
   (try

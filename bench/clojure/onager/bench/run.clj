@@ -21,9 +21,11 @@
 (defn measure
   "One run of `scenario` against the started server `handle`: `warmup`
   seconds of load not counted, then `duration` seconds measured. Returns
-  wrk's figures plus :cpu-us (server CPU µs per request), :alloc-bytes (heap
-  bytes allocated per request), :gc (collections during the run) and
-  :rss-kb (resident memory at the end)."
+  wrk's figures plus :cpu-us (server CPU µs per request, user + system),
+  :user-us (the user part alone: the JVM's own work, less disturbed by other
+  processes than the kernel's part), :alloc-bytes (heap bytes allocated per
+  request), :gc (collections during the run) and :rss-kb (resident memory at
+  the end)."
   [handle scenario {:keys [warmup duration wrk]}]
   (let [port (:port handle)]
     (when (pos? (long warmup))
@@ -33,15 +35,19 @@
     (servers/http-ok? port "/plaintext" 60000)
     (Thread/sleep 200)
     (let [a0 (servers/probe handle)
-          c0 (servers/cpu-seconds handle)
+          c0 (servers/cpu-times handle)
           r (load/run-wrk scenario port duration wrk)
-          c1 (servers/cpu-seconds handle)
+          c1 (servers/cpu-times handle)
           a1 (servers/probe handle)
           n (long (:requests r))]
       (when-not (servers/alive? handle)
         (throw (ex-info (str (:id (:server handle)) " died during " (:id scenario) ":\n" (servers/log-tail handle)) {})))
       (assoc r
-             :cpu-us (when (and c0 c1 (pos? n)) (/ (* 1e6 (- (double c1) (double c0))) n))
+             :cpu-us (when (and c0 c1 (pos? n))
+                       (/ (* 1e6 (- (+ (double (:user c1)) (double (:system c1)))
+                                    (+ (double (:user c0)) (double (:system c0)))))
+                          n))
+             :user-us (when (and c0 c1 (pos? n)) (/ (* 1e6 (- (double (:user c1)) (double (:user c0)))) n))
              :alloc-bytes (when (and a0 a1 (pos? n)) (/ (double (- (long (:alloc a1)) (long (:alloc a0)))) n))
              :gc (when (and a0 a1) (- (long (:gc a1)) (long (:gc a0))))
              :rss-kb (proc/rss-kb (:pid handle))))))
@@ -52,6 +58,7 @@
    :p50 [:latency_us :p50]
    :p99 [:latency_us :p99]
    :cpu-us :cpu-us
+   :user-us :user-us
    :alloc-bytes :alloc-bytes})
 
 (defn- figure [run k]
@@ -78,13 +85,14 @@
   "Runs `scenario` on `server-defs` (the baseline among them): starts them
   all, makes `runs` rounds, stops them. Returns the scenario with its
   servers' runs and summaries."
-  [scenario server-defs {:keys [runs cpus log-dir] :as opts}]
+  [scenario server-defs {:keys [runs cpus log-dir extra-flags] :as opts}]
   (let [defs (remove #(contains? (:skip scenario) (:id %)) server-defs)
         handles (atom [])]
     (log (str "== " (:id scenario) ": " (:doc scenario)))
     (try
       (doseq [s defs]
-        (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir})]
+        (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
+                                    :extra-flags extra-flags})]
           (swap! handles conj h)
           (let [ms (servers/await-ready h 120000)]
             (log (format "   started %-18s pid %d in %.0f ms" (:id s) (:pid h) ms)))))
@@ -94,10 +102,10 @@
                         (fn [acc h]
                           (let [r (measure h scenario opts)
                                 id (:id (:server h))]
-                            (log (format "   round %d/%d %-18s %10s req/s  p99 %7s ms  %6s µs CPU/req  %8s B/req%s"
+                            (log (format "   round %d/%d %-18s %10s req/s  p99 %7s ms  %6s µs CPU/req (user %5s)  %8s B/req%s"
                                          round runs id (fmt (:rps r) 0)
                                          (fmt (some-> (get-in r [:latency_us :p99]) (/ 1000.0)) 2)
-                                         (fmt (:cpu-us r) 2) (fmt (:alloc-bytes r) 0)
+                                         (fmt (:cpu-us r) 2) (fmt (:user-us r) 2) (fmt (:alloc-bytes r) 0)
                                          (if (pos? (long (:error-count r))) (str "  errors " (:errors r)) "")))
                             (update acc id (fnil conj []) r)))
                         acc @handles))

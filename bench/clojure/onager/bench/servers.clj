@@ -185,10 +185,10 @@
           {:alloc (parse-long alloc) :gc (parse-long gc) :gc-ms (parse-long gcms)})))
     (catch java.io.IOException _ nil)))
 
-(defn cpu-seconds
-  "CPU seconds the server's JVM has used so far."
+(defn cpu-times
+  "{:user :system} CPU seconds the server's JVM has used so far."
   [handle]
-  (proc/cpu-seconds (:pid handle)))
+  (proc/cpu-times (:pid handle)))
 
 (defn stop
   "Stops the server: closing its stdin makes the probe exit the JVM (shutdown

@@ -2,6 +2,7 @@ package onager.bench.vertx;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -170,11 +171,13 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
           done += m;
         }
         sent += n;
+        // Wrapped, not copied: the array is Netty's from here on.
+        Buffer data = BufferInternal.buffer(Unpooled.wrappedBuffer(chunk));
         if (sent == size) {
-          response.end(Buffer.buffer(chunk));
+          response.end(data);
           return;
         }
-        response.write(Buffer.buffer(chunk));
+        response.write(data);
         if (response.writeQueueFull()) {
           response.drainHandler(this);
           return;

@@ -23,6 +23,7 @@ import onager.kernel.request.RequestHeaders;
 import onager.kernel.request.StreamingBody;
 import onager.kernel.response.BodyStreamer;
 import onager.kernel.response.ChunkSink;
+import onager.kernel.response.ResponseHead;
 import onager.kernel.response.InvalidResponseException;
 import onager.kernel.response.ResponseMaps;
 import onager.kernel.response.ResponseStream;
@@ -329,11 +330,10 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
     Future<Void> end;
     try {
       ResponseWriter.checkDirectBody(body);
-      long declared = ResponseMaps.declaredLength(headers);
-      int flags = ResponseWriter.head(response, ResponseMaps.status(answer), headers, server.serverHeader);
+      ResponseHead head = ResponseWriter.head(response, ResponseMaps.status(answer), headers, server.serverHeader);
       if (server.draining) response.headers().set("connection", "close");
       end = BodyStreamer.isDirect(body)
-          ? ResponseWriter.endDirect(response, body, flags, isHead(), declared)
+          ? ResponseWriter.endDirect(response, body, head, isHead())
           : ResponseWriter.endUnread(response, body);
     } catch (InvalidResponseException e) {
       refuse(e);
@@ -416,7 +416,7 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   // Sends the head of a streamed response; false when the response was refused instead.
   private boolean startStream(ResponseStream from, int length) {
     try {
-      int flags = ResponseWriter.head(response, streamStatus, streamHeaders, server.serverHeader);
+      int flags = ResponseWriter.head(response, streamStatus, streamHeaders, server.serverHeader).flags;
       if (server.draining) response.headers().set("connection", "close");
       if ((flags & (ResponseMaps.HAS_CONTENT_LENGTH | ResponseMaps.HAS_TRANSFER_ENCODING)) == 0) {
         if (request.version() == HttpVersion.HTTP_1_0) {

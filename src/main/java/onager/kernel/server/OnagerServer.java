@@ -93,7 +93,10 @@ public final class OnagerServer implements Closeable {
         .setHttp2ClearTextEnabled(false)
         .setCompressionSupported(false)
         .setDecompressionSupported(false)
-        .setTcpNoDelay(true);
+        .setTcpNoDelay(true)
+        // Every call the kernel makes into a connection is made on its event loop (see Exchange),
+        // so writes may skip Vert.x's cross-thread outbound queue.
+        .setStrictThreadMode(true);
   }
 
   /** The port the server listens on (the one the OS chose when asked for port 0). */
