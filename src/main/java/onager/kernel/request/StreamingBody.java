@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import onager.kernel.http.Watermarks;
 
 /**
  * A request body read by a blocking handler while it is still arriving.
@@ -27,14 +28,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * loop, which runs after the read that queued the buffers.
  */
 public final class StreamingBody extends InputStream implements Runnable {
-  // A 64th of the heap, from 64 KiB to 1 MiB: each pause and resume costs a few
-  // system calls and thread switches, so the more a heap can hold per connection
-  // the fewer of them a large body needs (a 1 MiB upload, measured: about 40%
-  // less CPU at 1 MiB than at 256 KiB), while 16 connections stalled at the mark
-  // still hold no more than a quarter of the heap.
-  static final int HIGH_WATER =
-      (int) Math.min(1 << 20, Math.max(64 << 10, Runtime.getRuntime().maxMemory() / 64));
-  static final int LOW_WATER = HIGH_WATER / 4;
+  static final int HIGH_WATER = Watermarks.HIGH;
+  static final int LOW_WATER = Watermarks.LOW;
 
   private final HttpServerRequest request;
   private final Executor loop;

@@ -1,6 +1,7 @@
 package onager.kernel.server;
 
 import clojure.lang.IPersistentMap;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.vertx.core.Future;
@@ -391,26 +392,40 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
   }
 
   @Override
-  public void send(ResponseStream from, byte[] data, int length, boolean first, boolean last) {
-    loop.execute(() -> sendOnLoop(from, data, length, first, last));
+  public void drain(ResponseStream from) {
+    loop.execute(() -> sendOnLoop(from));
   }
 
-  private void sendOnLoop(ResponseStream from, byte[] data, int length, boolean first, boolean last) {
+  private void sendOnLoop(ResponseStream from) {
+    ResponseStream.Chunks chunks = from.take();
+    int length = chunks.length();
     if (response.ended()) {
+      release(chunks);
       from.written(length, new java.io.IOException("the response has already ended"));
       return;
     }
-    if (first && !startStream(from, length)) return;
-    Buffer chunk = length == 0 ? EMPTY : BufferInternal.buffer(Unpooled.wrappedBuffer(data, 0, length));
+    if (chunks.first() && !startStream(from, length)) {
+      release(chunks);
+      return;
+    }
+    ByteBuf[] data = chunks.data();
     Future<Void> done;
     try {
-      done = last ? response.end(chunk) : response.write(chunk);
+      // Writes complete in order, so the last one's outcome is the batch's.
+      for (int i = 0; i < data.length - 1; i++) response.write(BufferInternal.buffer(data[i]));
+      Buffer tail = data.length == 0 ? EMPTY : BufferInternal.buffer(data[data.length - 1]);
+      done = chunks.last() ? response.end(tail) : response.write(tail);
     } catch (RuntimeException e) {
       from.written(length, e);
       return;
     }
     done.onComplete(ar -> from.written(length, ar.cause()));
-    if (last) finished(done);
+    if (chunks.last()) finished(done);
+  }
+
+  // Chunks that will not be written: heap buffers, but released all the same.
+  private static void release(ResponseStream.Chunks chunks) {
+    for (ByteBuf b : chunks.data()) b.release();
   }
 
   // Sends the head of a streamed response; false when the response was refused instead.
