@@ -3,6 +3,7 @@ package onager.kernel.response;
 import clojure.lang.AFn;
 import clojure.lang.IKVReduce;
 import clojure.lang.Named;
+import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
 import java.util.Map;
 
@@ -23,6 +24,7 @@ import java.util.Map;
  */
 public final class ResponseHead extends AFn {
   private final MultiMap into;
+  private final HeaderStrings strings = HeaderStrings.forThisThread();
 
   /** The {@link ResponseMaps} flags of the headers the handler set. */
   public int flags;
@@ -65,29 +67,52 @@ public final class ResponseHead extends AFn {
   }
 
   private void add(Object key, Object value) {
-    String name = headerName(key);
+    String name;
+    CharSequence wireName;
+    int flag;
+    AsciiString known = key instanceof String s && strings != null ? strings.name(s) : null;
+    if (known != null) {
+      name = (String) key;
+      wireName = known;
+      flag = strings.flag(name);
+    } else {
+      name = headerName(key);
+      wireName = name;
+      flag = ResponseMaps.flag(name);
+      if (strings != null && key instanceof String) strings.checkedName(name, flag);
+    }
     if (value == null) return;
     String first;
     if (value instanceof String s) {
-      first = checkedValue(name, s);
-      into.add(name, first);
+      first = s;
+      into.add(wireName, wireValue(name, s));
     } else if (value instanceof Iterable<?> values) {
       first = null;
       for (Object v : values) {
         if (v != null) {
-          String checked = checkedValue(name, v.toString());
-          if (first == null) first = checked;
-          into.add(name, checked);
+          String text = v.toString();
+          CharSequence wire = wireValue(name, text);
+          if (first == null) first = text;
+          into.add(wireName, wire);
         }
       }
     } else {
-      first = checkedValue(name, value.toString());
-      into.add(name, first);
+      first = value.toString();
+      into.add(wireName, wireValue(name, first));
     }
-    int flag = ResponseMaps.flag(name);
     if (flag == ResponseMaps.HAS_CONTENT_TYPE && (flags & flag) == 0) contentType = first;
     if (flag == ResponseMaps.HAS_CONTENT_LENGTH && (flags & flag) == 0) contentLength = first;
     flags |= flag;
+  }
+
+  // The value as it goes to Vert.x, checked: a remembered AsciiString, or the String itself.
+  private CharSequence wireValue(String name, String value) {
+    if (strings == null) return checkedValue(name, value);
+    AsciiString known = strings.value(value);
+    if (known != null) return known;
+    checkedValue(name, value);
+    strings.checkedValue(value);
+    return value;
   }
 
   private static String headerName(Object key) {

@@ -95,11 +95,8 @@ public final class ResponseWriter {
     }
     Buffer data = directBuffer(body, sent);
     checkLength(declaredLength, data.length(), head);
-    if (head) {
-      setLength(out, flags, data.length());
-      return out.end();
-    }
-    return out.end(data);
+    setLength(out, flags, data.length());
+    return head ? out.end() : out.end(data);
   }
 
   // A HEAD response may declare the length its GET would have; any other must tell the truth.
@@ -146,8 +143,25 @@ public final class ResponseWriter {
     return body instanceof File f ? f.length() : ((Path) body).toFile().length();
   }
 
+  // Sets the Content-Length the handler left out (Vert.x would add it as a String otherwise).
   private static void setLength(HttpServerResponse out, int flags, long length) {
-    if ((flags & ResponseMaps.HAS_CONTENT_LENGTH) == 0) out.headers().set(CONTENT_LENGTH, Long.toString(length));
+    if ((flags & (ResponseMaps.HAS_CONTENT_LENGTH | ResponseMaps.HAS_TRANSFER_ENCODING)) == 0) {
+      out.headers().set(CONTENT_LENGTH, lengthValue(length));
+    }
+  }
+
+  // Lengths as AsciiString, made once each for the small bodies most responses have.
+  private static final AsciiString[] LENGTHS = new AsciiString[4096];
+
+  static CharSequence lengthValue(long length) {
+    if (length >= LENGTHS.length) return Long.toString(length);
+    AsciiString a = LENGTHS[(int) length];
+    if (a == null) {
+      // Racing threads make equal values; AsciiString's final fields make either safe to read.
+      a = AsciiString.cached(Long.toString(length));
+      LENGTHS[(int) length] = a;
+    }
+    return a;
   }
 
   /**
