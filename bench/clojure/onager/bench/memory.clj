@@ -6,8 +6,13 @@
     with no error and no OutOfMemoryError;
   - plaintext throughput with a 16 MiB heap and with 512 MiB, in alternating
     runs, and the resident memory (RSS) under that load;
-  - start-up: the time from launching the JVM to the first good response."
-  (:require [clojure.string :as str]
+  - start-up: the time from launching the JVM to the first good response; and,
+    for comparison only, the same with a JDK AOT cache (JDK 25+, JEP 483/514)
+    made by a training run: the JDK's, Clojure's and the libraries' classes
+    come pre-parsed and pre-linked from the cache, while the demo and Onager's
+    API are still compiled from their Clojure sources."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
             [onager.bench.load :as load]
             [onager.bench.proc :as proc]
             [onager.bench.run :as run]
@@ -134,16 +139,89 @@
     (mapv (fn [s] {:id (:id s) :label (:label s) :ms (times (:id s)) :startup-ms (stats/spread (times (:id s)))})
           server-defs)))
 
+(def aot-servers
+  "The servers whose start-up is also measured with an AOT cache."
+  ["vertx" "onager-virtual"])
+
+(defn- jdk-tool [tool]
+  (str (System/getProperty "java.home") "/bin/" tool))
+
+(defn- jar-up
+  "Jars `dirs` (each a directory whose contents go to the jar's root) into `jar`."
+  [jar dirs]
+  (io/make-parents jar)
+  (let [args (concat ["cf" (str jar)] (mapcat (fn [d] ["-C" d "."]) dirs))
+        r (apply proc/sh (jdk-tool "jar") args)]
+    (when-not r (throw (ex-info (str "jar failed: " (str/join " " args)) {})))
+    (str jar)))
+
+(defn jar-classpath
+  "The class path of jars an AOT cache needs (it refuses directories): the
+  kernel with the API sources (Maven copies them to target/classes), the demo,
+  the bench classes, then the dependencies."
+  [dir]
+  (str/join ":" [(jar-up (io/file dir "onager.jar") ["target/classes"])
+                 (jar-up (io/file dir "demo.jar") ["examples"])
+                 (jar-up (io/file dir "bench.jar") ["target/bench-classes"])
+                 (str/trim (slurp "target/classpath.txt.deps"))]))
+
+(defn- aot-supported? []
+  (>= (.feature (Runtime/version)) 25))
+
+(defn- train
+  "A training run of `server` writing the AOT cache `cache`: start, serve
+  plaintext and JSON for a few seconds, exit."
+  [server cache cp {:keys [cpus wrk log-dir]}]
+  (let [h (servers/launch server {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir :tag "training"
+                                  :classpath cp :extra-flags [(str "-XX:AOTCacheOutput=" cache)]})]
+    (try
+      (servers/await-ready h 120000)
+      (load/run-wrk (load/by-id "plaintext") (:port h) 2 wrk)
+      (load/run-wrk (load/by-id "json") (:port h) 2 wrk)
+      (finally (servers/stop h)))
+    (when-not (.exists (io/file cache))
+      (throw (ex-info (str "the training run of " (:id server) " wrote no AOT cache:\n" (servers/log-tail h)) {})))))
+
+(defn aot-startup
+  "Start-up with an AOT cache, `reps` launches of each of `aot-servers`; nil
+  on a JDK without AOT caches."
+  [reps {:keys [cpus log-dir] :as opts}]
+  (when (aot-supported?)
+    (let [dir (io/file log-dir "aot")
+          cp (jar-classpath dir)
+          defs (mapv servers/by-id aot-servers)
+          caches (into {} (for [s defs]
+                            (let [cache (str (io/file dir (str (:id s) ".aot")))]
+                              (train s cache cp opts)
+                              [(:id s) cache])))
+          times (reduce
+                 (fn [acc rep]
+                   (reduce (fn [acc s]
+                             (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
+                                                        :tag "aot" :classpath cp
+                                                        :extra-flags [(str "-XX:AOTCache=" (caches (:id s)))]})
+                                   ms (try (servers/await-ready h 60000) (finally (servers/stop h)))]
+                               (log (format "   launch %d/%d %-18s with AOT cache: first response after %6.0f ms"
+                                            rep reps (:id s) (double ms)))
+                               (update acc (:id s) (fnil conj []) ms)))
+                           acc defs))
+                 {} (range 1 (inc (long reps))))]
+      (mapv (fn [s] {:id (:id s) :label (str (:label s) " + JDK AOT cache") :ms (times (:id s))
+                     :startup-ms (stats/spread (times (:id s)))})
+            defs))))
+
 (defn run-all
   "The whole memory benchmark on `server-defs`."
   [server-defs {:keys [quick runs] :as opts}]
   (let [serve-seconds (if quick 3 10)
         reps (if quick 2 5)]
     (log "== start-up: JVM launch to the first response")
-    (let [st (startup server-defs reps opts)]
+    (let [st (startup server-defs reps opts)
+          _ (log "== start-up with a JDK AOT cache (for comparison; the bar is without)")
+          aot (aot-startup reps opts)]
       (log (str "== smallest heap that serves plaintext for " serve-seconds " s"))
       (let [mins (mapv (fn [s] (assoc (min-heap s serve-seconds opts) :id (:id s) :label (:label s))) server-defs)]
         (log (str "== plaintext at -Xmx" small-heap "m and -Xmx" large-heap "m, RSS under load"))
         (let [tp (heap-throughput server-defs opts)]
-          {:startup st :min-heap mins :heap-throughput tp
+          {:startup st :aot-startup aot :min-heap mins :heap-throughput tp
            :serve-seconds serve-seconds :startup-reps reps :runs runs})))))

@@ -221,6 +221,18 @@
       (for [{:keys [label startup-ms]} (:startup data)]
         (str "| " label " | " (with-spread startup-ms #(f % 0)) " | "
              (f (when base (/ (:median startup-ms) base)) 2) " |")))
+    (when-let [aot (seq (:aot-startup data))]
+      (concat
+       [""
+        "For comparison only (the bar is without it): the same with a JDK AOT cache (JEP 483/514) made by a"
+        "training run (`-XX:AOTCacheOutput`, then `-XX:AOTCache`); the class path is then jars only. The"
+        "cache holds the JDK's, Clojure's and the libraries' classes pre-parsed and pre-linked; the demo and"
+        "Onager's API are still compiled from their Clojure sources at every start."
+        ""
+        "| server | ms to first response |"
+        "|---|---|"]
+       (for [{:keys [label startup-ms]} aot]
+         (str "| " label " | " (with-spread startup-ms #(f % 0)) " |"))))
     [""
      (str "## Smallest heap that serves plaintext for " (:serve-seconds data) " s without an error")
      ""

@@ -83,16 +83,17 @@
 
 (defn launch
   "Starts `server` on `port` pinned to `cpus`, with `heap-mib` MiB of heap
-  (nil: 512), logging to `log-dir`. Returns a handle for the other functions
-  here; call `await-ready` next."
-  [server {:keys [port cpus heap-mib log-dir extra-flags]}]
+  (nil: 512), logging to `log-dir`, with `extra-flags` added and, when given,
+  `classpath` instead of the server's own. Returns a handle for the other
+  functions here; call `await-ready` next."
+  [server {:keys [port cpus heap-mib log-dir extra-flags classpath tag]}]
   (let [java (str (System/getProperty "java.home") "/bin/java")
-        tag (str (:id server) (when heap-mib (str "-" heap-mib "m")) "-" port)
+        tag (str (:id server) (when heap-mib (str "-" heap-mib "m")) (when tag (str "-" tag)) "-" port)
         err (io/file log-dir (str tag ".err.log"))
         out (io/file log-dir (str tag ".out.log"))
         cmd (vec (concat (proc/taskset-prefix cpus)
                          [java] jvm-flags (heap-flags heap-mib) extra-flags
-                         ["-cp" (classpath (:classpath server))
+                         ["-cp" (or classpath (onager.bench.servers/classpath (:classpath server)))
                           "onager.bench.probe.Probe" (:main server)]
                          (:args server)
                          ["--port" (str port)]))

@@ -143,10 +143,10 @@ public final class ResponseWriter {
     return body instanceof File f ? f.length() : ((Path) body).toFile().length();
   }
 
-  // Sets the Content-Length the handler left out (Vert.x would add it as a String otherwise).
+  // Adds the Content-Length the handler left out (Vert.x would add it as a String otherwise).
   private static void setLength(HttpServerResponse out, int flags, long length) {
     if ((flags & (ResponseMaps.HAS_CONTENT_LENGTH | ResponseMaps.HAS_TRANSFER_ENCODING)) == 0) {
-      out.headers().set(CONTENT_LENGTH, lengthValue(length));
+      out.headers().add(CONTENT_LENGTH, lengthValue(length));
     }
   }
 

@@ -3,6 +3,7 @@ package onager.kernel.server;
 import clojure.lang.IFn;
 import io.netty.util.AsciiString;
 import io.vertx.core.Handler;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -77,7 +78,7 @@ final class Dispatcher implements Handler<HttpServerRequest> {
     }
     long length;
     try {
-      length = declaredLength(request.getHeader("content-length"));
+      length = declaredLength(request.getHeader(HttpHeaders.CONTENT_LENGTH));
     } catch (NumberFormatException e) {
       reject(request, 400, "malformed Content-Length");
       return;
@@ -86,8 +87,9 @@ final class Dispatcher implements Handler<HttpServerRequest> {
       reject(request, 413, "Content-Length over :max-body");
       return;
     }
-    boolean hasBody = length > 0 || request.headers().contains("transfer-encoding");
-    boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(request.getHeader("expect"));
+    // AsciiString names: their hash is computed once, not on every request.
+    boolean hasBody = length > 0 || request.headers().contains(HttpHeaders.TRANSFER_ENCODING);
+    boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(request.getHeader(HttpHeaders.EXPECT));
     Exchange exchange = new Exchange(this, request);
     switch (mode) {
       case EVENT_LOOP -> {

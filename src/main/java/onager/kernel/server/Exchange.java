@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
@@ -143,9 +144,9 @@ final class Exchange implements RequestSource, Runnable, ChunkSink {
       case RingKeys.PROTOCOL -> RequestValues.protocol(request.version());
       case RingKeys.HEADERS -> headers();
       case RingKeys.BODY -> body;
-      case RingKeys.CONTENT_TYPE -> request.getHeader("content-type");
-      case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(request.getHeader("content-length"));
-      case RingKeys.CHARACTER_ENCODING -> RequestValues.characterEncoding(request.getHeader("content-type"));
+      case RingKeys.CONTENT_TYPE -> request.getHeader(HttpHeaders.CONTENT_TYPE);
+      case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(request.getHeader(HttpHeaders.CONTENT_LENGTH));
+      case RingKeys.CHARACTER_ENCODING -> RequestValues.characterEncoding(request.getHeader(HttpHeaders.CONTENT_TYPE));
       default -> null;
     };
   }
