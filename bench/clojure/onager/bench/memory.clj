@@ -46,7 +46,8 @@
   (let [h (servers/launch server {:port (servers/free-port) :cpus (:server cpus) :heap-mib mib :log-dir log-dir
                                   :extra-flags extra-flags})]
     (try
-      (let [ms (servers/await-ready h 60000)
+      ;; A server not up within 30 s at this heap is collecting garbage most of the time.
+      (let [ms (servers/await-ready h 30000)
             r (load/run-wrk (load/by-id "plaintext") (:port h) seconds wrk)
             why (cond
                   (not (servers/alive? h)) "the JVM exited"
