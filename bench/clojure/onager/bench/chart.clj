@@ -56,7 +56,6 @@
     (.setStroke g (BasicStroke. 2.0 BasicStroke/CAP_BUTT BasicStroke/JOIN_MITER 1.0 (float-array [6 4]) 0))
     (.drawLine g left (int (y-of 1.0)) (- width right) (int (y-of 1.0)))
     (.setStroke g (BasicStroke. 1.0))
-    (text g "raw Vert.x = 1" (- width right 4) (- (y-of 1.0) 5) :size 11 :align :right)
     (doseq [[i sc] (map-indexed vector scenarios)]
       (let [gx (+ left (* i group-w))
             by-id (into {} (map (juxt :id identity)) (:servers sc))
@@ -78,7 +77,17 @@
                     (.drawLine g (- xm 4) (int (y-of min)) (+ xm 4) (int (y-of min)))
                     (.drawLine g (- xm 4) (int (y-of max)) (+ xm 4) (int (y-of max)))))
                 (text g (format "%.2f" (double median)) (+ x (/ bar-w 2)) (- (if (> median cap) (y-of cap) y) 4)
-                      :size 10 :align :center)))))))))
+                      :size 10 :align :center)))))))
+    ;; Last, on a white box, so that no bar hides it.
+    (let [label "raw Vert.x = 1"
+          _ (.setFont g (Font. Font/SANS_SERIF Font/PLAIN 11))
+          w (.stringWidth (.getFontMetrics g) label)
+          x (- width right w 8)
+          y (- (y-of 1.0) 5)]
+      (.setColor g Color/WHITE)
+      (.fillRect g (int (- x 3)) (int (- y 11)) (int (+ w 6)) 14)
+      (.setColor g Color/BLACK)
+      (text g label x y :size 11))))
 
 (defn write-png
   "Draws the chart of the benchmark `data` (as `onager.bench.run` returns it,

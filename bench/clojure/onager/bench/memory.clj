@@ -56,7 +56,11 @@
                   (pos? (long (:error-count r))) (str "errors " (:errors r)))]
         {:mib mib :ok? (nil? why) :why why :startup-ms ms :requests (:requests r) :rps (:rps r)})
       (catch clojure.lang.ExceptionInfo e
-        {:mib mib :ok? false :why (first (str/split-lines (or (ex-message e) "failed")))})
+        {:mib mib :ok? false
+         :why (cond
+                (out-of-memory? h) "OutOfMemoryError while starting"
+                (servers/alive? h) "not serving after 30 s (collecting garbage)"
+                :else (str/replace (first (str/split-lines (or (ex-message e) "failed"))) #":$" ""))})
       (finally
         (servers/stop h)))))
 

@@ -138,6 +138,9 @@
      ""
      "## The bars (issue 3)"
      ""
+     "Each verdict compares a median from this run with the issue's target. From a QUICK run, or from a"
+     "machine busy with other work, a verdict is a placeholder, not a result."
+     ""
      "| scenario | server | figure | value | target | |"
      "|---|---|---|---|---|---|"]
     (bar-rows data)
@@ -205,6 +208,8 @@
           "(`-Xms` = `-Xmx`, the size named); start-up with the benchmark's 512 MiB heap.")
      ""
      "## The bars (issue 3)"
+     ""
+     "From a QUICK run, or from a machine busy with other work, a verdict is a placeholder, not a result."
      ""
      "| bar | figure | value | target | |"
      "|---|---|---|---|---|"]
