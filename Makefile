@@ -63,10 +63,11 @@ jar:
 BENCH_CLASSES := target/bench-classes/.built
 BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
 # QUICK=1: short runs; SCENARIO=a,b and SERVER=x,y pick; RUNS, WARMUP, DURATION (s) override;
-# BENCH_JVM_FLAGS adds flags to every server JVM.
+# BENCH_JVM_FLAGS adds flags to every server JVM; BASE=<commit> also runs each Onager server
+# on that commit's kernel, in the same alternating rounds (before/after a change).
 BENCH_ARGS = $(if $(QUICK),--quick) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SERVER),--server $(SERVER)) \
   $(if $(RUNS),--runs $(RUNS)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
-  $(if $(BENCH_JVM_FLAGS),--jvm-flags "$(BENCH_JVM_FLAGS)")
+  $(if $(BENCH_JVM_FLAGS),--jvm-flags "$(BENCH_JVM_FLAGS)") $(if $(BASE),--base $(BASE))
 BENCH_RUN = java -Djava.awt.headless=true -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \
   clojure.main -m onager.bench.main
 

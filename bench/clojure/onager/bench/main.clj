@@ -3,6 +3,7 @@
 
     bench  [--quick] [--scenario a,b] [--server x,y] [--runs N] [--warmup S] [--duration S]
            [--jvm-flags FLAGS]   (FLAGS, one argument, are added to every server JVM)
+           [--base COMMIT]       (each Onager server also runs on COMMIT's kernel and API)
     memory [--quick] [--server x,y] [--runs N]
     profile --server x --scenario a [--warmup S] [--duration S]
 
@@ -34,6 +35,7 @@
       "--runs" (recur (assoc opts :runs (parse-long b)) more)
       "--warmup" (recur (assoc opts :warmup (parse-long b)) more)
       "--duration" (recur (assoc opts :duration (parse-long b)) more)
+      "--base" (recur (assoc opts :base b) more)
       "--jvm-flags" (recur (assoc opts :extra-flags (vec (remove str/blank? (str/split b #"\s+")))) more)
       (throw (ex-info (str "unknown argument " a "; see onager.bench.main's docstring") {:args args})))))
 
@@ -74,8 +76,9 @@
   [opts]
   (let [scenario-defs (pick (:scenarios opts) load/scenarios load/by-id "scenario")
         picked (pick (:servers opts) servers/table servers/by-id "server")
-        server-defs (vec (distinct (cons (servers/by-id servers/baseline-id) picked)))
-        complete? (and (empty? (:scenarios opts)) (empty? (:servers opts)))
+        server-defs (cond-> (vec (distinct (cons (servers/by-id servers/baseline-id) picked)))
+                      (:base opts) (servers/with-base (:base opts)))
+        complete? (and (empty? (:scenarios opts)) (empty? (:servers opts)) (nil? (:base opts)))
         dir (out-dir "bench")
         s (assoc (settings opts) :log-dir dir
                  :jvm-flags (vec (concat servers/jvm-flags (servers/heap-flags nil) (:extra-flags opts))))

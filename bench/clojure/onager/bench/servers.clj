@@ -75,6 +75,48 @@
 
 ;; ---- running one ----
 
+;; ---- another commit's kernel, to compare with ----
+
+(defn- exec! [& cmd]
+  (let [p (.start (doto (ProcessBuilder. ^java.util.List (vec cmd)) (.redirectErrorStream true)))
+        out (slurp (.getInputStream p))]
+    (when-not (zero? (.waitFor p))
+      (throw (ex-info (str (str/join " " cmd) " failed:\n" out) {})))
+    out))
+
+(defn base-classpath
+  "Builds the kernel and API of `commit` (its src/main, compiled against the
+  current dependencies) under target/bench-base/, once, and returns the class
+  path that runs them with the current demo and bench classes."
+  [commit]
+  (let [sha (str/trim (exec! "git" "rev-parse" "--short=10" commit))
+        dir (io/file "target/bench-base" sha)
+        classes (io/file dir "classes")
+        deps (str/trim (slurp "target/classpath.txt.deps"))]
+    (when-not (.exists classes)
+      (.mkdirs dir)
+      (exec! "sh" "-c" (str "git archive " sha " src/main | tar -x -C " (.getPath dir)))
+      (let [sources (->> (file-seq (io/file dir "src/main/java"))
+                         (filter #(str/ends-with? (.getName ^File %) ".java"))
+                         (map #(.getPath ^File %)))
+            tmp (io/file dir "classes.tmp")]
+        (apply exec! (concat [(str (System/getProperty "java.home") "/bin/javac") "-nowarn" "-proc:none"
+                             "-d" (.getPath tmp) "-cp" deps]
+                            sources))
+        (.renameTo tmp classes)))
+    {:sha sha
+     :classpath (str/join ":" [(.getPath (io/file dir "src/main/clojure")) (.getPath classes) deps
+                               "target/bench-classes" "examples"])}))
+
+(defn with-base
+  "`server-defs` plus, for each Onager server among them, the same server on
+  the kernel and API of `commit` (id suffixed @SHA)."
+  [server-defs commit]
+  (let [{:keys [sha classpath]} (base-classpath commit)]
+    (vec (concat server-defs
+                 (for [s server-defs :when (= :onager (:classpath s))]
+                   (assoc s :id (str (:id s) "@" sha) :label (str (:label s) " @ " sha) :cp classpath))))))
+
 (defn free-port
   "A TCP port nothing listens on now."
   []
@@ -93,7 +135,7 @@
         out (io/file log-dir (str tag ".out.log"))
         cmd (vec (concat (proc/taskset-prefix cpus)
                          [java] jvm-flags (heap-flags heap-mib) extra-flags
-                         ["-cp" (or classpath (onager.bench.servers/classpath (:classpath server)))
+                         ["-cp" (or classpath (:cp server) (onager.bench.servers/classpath (:classpath server)))
                           "onager.bench.probe.Probe" (:main server)]
                          (:args server)
                          ["--port" (str port)]))
