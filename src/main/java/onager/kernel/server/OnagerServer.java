@@ -59,7 +59,7 @@ public final class OnagerServer implements Closeable {
     List<HttpServer> servers = new CopyOnWriteArrayList<>();
     HttpServerOptions options = serverOptions(config);
     try {
-      String id = await(vertx.deployVerticle(() -> new ServerVerticle(options, dispatcher, servers),
+      String id = await(vertx.deployVerticle(() -> new ServerVerticle(options, dispatcher, servers, config.idleTimeoutMs),
           new DeploymentOptions().setInstances(config.eventLoops)), STEP_TIMEOUT_MS);
       return new OnagerServer(vertx, owns, id, servers, dispatcher, config);
     } catch (RuntimeException e) {
@@ -83,8 +83,7 @@ public final class OnagerServer implements Closeable {
     return new HttpServerOptions()
         .setHost(config.host)
         .setPort(config.port)
-        .setIdleTimeout((int) config.idleTimeoutMs)
-        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+        // The idle timeout is IdleTimeout's, in each connection's pipeline (see ServerVerticle).
         .setMaxHeaderSize(config.maxHeaderSize)
         .setMaxInitialLineLength(config.maxUriLength + REQUEST_LINE_SLACK)
         // 100 Continue goes out when the handler first reads the body, not before.
