@@ -74,7 +74,9 @@
         (for [sc ["plaintext" "pipelined" "json"]
               [path op target what] [[[:ratio :rps :median] >= 0.95 "req/s ÷ raw Vert.x"]
                                      [[:ratio :cpu-us :median] <= 1.05 "CPU µs/request ÷ raw Vert.x"]
-                                     [[:ratio :p99 :median] <= 1.2 "p99 latency ÷ raw Vert.x"]]]
+                                     [[:ratio :p99 :median] <= 1.2 "p99 latency ÷ raw Vert.x"]]
+              ;; wrk times a pipelined batch only now and then: no p99 to compare there.
+              :when (not (and (= sc "pipelined") (= what "p99 latency ÷ raw Vert.x")))]
           {:scenario sc :server "onager-event-loop" :path path :op op :target target :what what})
         (for [sc ["plaintext" "pipelined" "json"]]
           {:scenario sc :server "onager-virtual" :path [:ratio :rps :median] :op >= :target 0.85

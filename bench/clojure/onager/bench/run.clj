@@ -61,9 +61,13 @@
    :user-us :user-us
    :alloc-bytes :alloc-bytes})
 
-(defn- figure [run k]
-  (let [path (figures k)]
-    (if (vector? path) (get-in run path) (get run path))))
+(defn- figure
+  "Figure `k` of `run`. A latency of 0 means wrk recorded none (it times a
+  pipelined batch only now and then): not measured."
+  [run k]
+  (let [path (figures k)
+        v (if (vector? path) (get-in run path) (get run path))]
+    (if (and (vector? path) (= :latency_us (first path)) (some? v) (zero? (double v))) nil v)))
 
 (defn summarise
   "Adds to each server of a scenario result the median and min–max of every
