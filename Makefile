@@ -23,7 +23,7 @@ PORT ?= 8080
 CP_FILE := target/classpath.txt
 SOURCES := pom.xml $(shell find src/main/java -name '*.java' 2>/dev/null)
 
-.PHONY: run test repl jar classpath docs soak clean bench-micro
+.PHONY: run test repl jar classpath docs soak clean bench bench-micro bench-memory bench-profile
 
 # The runtime class path: Clojure sources first (edits need no rebuild), then
 # the compiled kernel, then the dependencies.
@@ -71,6 +71,42 @@ bench-micro: $(CP_FILE)
 jar:
 	@$(SHELL_FLAGS) $(MVN) -q package -DskipTests 2>&1 | $(STRIP)
 	@ls target/*.jar
+
+# ---- benchmarks (bench/README.md) ----
+# The raw Vert.x baseline and the probe are compiled against the project's own
+# class path: no second dependency list.
+BENCH_CLASSES := target/bench-classes/.built
+BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
+# QUICK=1: short runs; SCENARIO=a,b and SERVER=x,y pick; RUNS, WARMUP, DURATION (s) override;
+# BENCH_JVM_FLAGS adds flags to every server JVM; BASE=<commit> also runs each Onager server
+# on that commit's kernel, in the same alternating rounds (before/after a change).
+BENCH_ARGS = $(if $(QUICK),--quick) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SERVER),--server $(SERVER)) \
+  $(if $(RUNS),--runs $(RUNS)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
+  $(if $(BENCH_JVM_FLAGS),--jvm-flags "$(BENCH_JVM_FLAGS)") $(if $(BASE),--base $(BASE))
+BENCH_RUN = java -Djava.awt.headless=true -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \
+  clojure.main -m onager.bench.main
+
+$(BENCH_CLASSES): $(CP_FILE) $(BENCH_JAVA)
+	@rm -rf target/bench-classes && mkdir -p target/bench-classes
+	@javac -Xlint:all,-classfile,-processing -Werror -d target/bench-classes -cp "$$(cat $(CP_FILE))" $(BENCH_JAVA)
+	@touch $@
+
+# Throughput, latency, CPU and allocation per request: about 30 minutes in full; then,
+# unless SCENARIO or SERVER picks a part, the micro-benchmarks (bench-micro).
+bench: $(BENCH_CLASSES)
+	@scripts/install-bench-tools
+	$(BENCH_RUN) bench $(BENCH_ARGS)
+	$(if $(SCENARIO)$(SERVER),,@$(MAKE) --no-print-directory bench-micro)
+
+# Smallest heap, throughput at 16 vs 512 MiB, RSS under load, start-up: about 10 minutes in full.
+bench-memory: $(BENCH_CLASSES)
+	@scripts/install-bench-tools
+	$(BENCH_RUN) memory $(BENCH_ARGS)
+
+# A JFR profile of one server under one scenario: SERVER=onager-event-loop SCENARIO=plaintext.
+bench-profile: $(BENCH_CLASSES)
+	@scripts/install-bench-tools
+	$(BENCH_RUN) profile $(BENCH_ARGS)
 
 clean:
 	@$(SHELL_FLAGS) $(MVN) -q clean 2>&1 | $(STRIP)

@@ -7,8 +7,9 @@
     /echo             the request body, streamed back as it arrives
     /sleep?ms=N       answers after a blocking Thread/sleep of N ms (at most 60000)
     /stream?n=N       N lines as a lazy seq, sent chunked, one flush per line
-    /download?size=N  N bytes from an InputStream that makes them as it goes
-                      (&as=seq: from a lazy seq of 64 KiB byte arrays instead)
+    /download?size=N  N bytes (Content-Length N) from an InputStream that makes
+                      them as it goes (&as=seq: from a lazy seq of 64 KiB byte
+                      arrays instead)
     /upload           reads the request body; answers its length and CRC-32
     /fail             throws: the client gets a plain 500, the log the stack trace
     /static/...       files under the static folder, as File bodies (sendfile)
@@ -56,6 +57,9 @@
       (read
         ([] (let [k (long @pos)]
               (if (< k size) (do (vreset! pos (inc k)) (+ 97 (mod k 26))) -1)))
+        ;; A proxy answers every overload of read with this one fn, so read(byte[])
+        ;; (clojure.java.io/copy calls it) must be here too.
+        ([^bytes buf] (.read ^InputStream this buf 0 (alength buf)))
         ([^bytes buf off len]
          (let [k (long @pos)
                n (min (long len) (- size k) (- (alength pattern) 26))]
@@ -121,7 +125,8 @@
         (= uri "/stream") (text 200 (map #(str "line " % "\n") (range (long-param request "n" 10))))
         (= uri "/download") (let [size (max 0 (long-param request "size" 1048576))]
                               {:status 200
-                               :headers {"Content-Type" "application/octet-stream"}
+                               :headers {"Content-Type" "application/octet-stream"
+                                         "Content-Length" (str size)}
                                :body (if (= "seq" (query-param request "as"))
                                        (generated-seq size)
                                        (generated-stream size))})

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import onager.kernel.http.Watermarks;
 import onager.kernel.limits.HeapPressure;
 
 /**
@@ -24,10 +25,15 @@ import onager.kernel.limits.HeapPressure;
  * while the heap is fuller than {@code lowMemoryPercent} after a garbage
  * collection, with {@link LowMemoryException}; when the client breaks off, with
  * {@link ClientAbortException}.
+ *
+ * <p>The reader is woken once per batch of buffers, not once per buffer: a
+ * socket read hands over several buffers in a row (8 KiB each), and waking a
+ * blocked thread costs more than copying one. The wake-up is a task on the event
+ * loop, which runs after the read that queued the buffers.
  */
 public final class StreamingBody extends InputStream implements Runnable {
-  static final int HIGH_WATER = 256 * 1024;
-  static final int LOW_WATER = 64 * 1024;
+  static final int HIGH_WATER = Watermarks.HIGH;
+  static final int LOW_WATER = Watermarks.LOW;
 
   private final HttpServerRequest request;
   private final Executor loop;
@@ -47,6 +53,10 @@ public final class StreamingBody extends InputStream implements Runnable {
   private boolean paused;
   private boolean resumeScheduled;
   private IOException failure;
+
+  // Event-loop state: a wake-up for the reader is queued on the loop.
+  private boolean wakeScheduled;
+  private final Runnable wake = this::wakeReader;
 
   // The reader's own state.
   private Buffer current;
@@ -96,14 +106,27 @@ public final class StreamingBody extends InputStream implements Runnable {
           paused = true;
           pause = true;
         }
-        changed.signalAll();
       }
     } finally {
       lock.unlock();
     }
+    if (!wakeScheduled) {
+      wakeScheduled = true;
+      loop.execute(wake);
+    }
     if (pause) request.pause();
     // Nobody will read the rest, and what is left is over the limit: only closing ends it.
     if (close) request.connection().close();
+  }
+
+  private void wakeReader() {
+    wakeScheduled = false;
+    lock.lock();
+    try {
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
   }
 
   private void onEnd() {

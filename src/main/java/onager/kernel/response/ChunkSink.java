@@ -2,15 +2,16 @@ package onager.kernel.response;
 
 /**
  * Where a {@link ResponseStream} sends its chunks: the request's exchange, which
- * writes them on the event loop. Called on the thread that writes the body.
+ * writes them on the event loop.
  */
 public interface ChunkSink {
   /**
-   * Queues {@code data[0, length)} for the wire. {@code first}: the response head
-   * goes out with it; {@code last}: the response ends with it. When the write
-   * completes, the sink calls {@link ResponseStream#written}.
+   * Chunks are waiting in {@code from}: the sink takes them on the event loop
+   * with {@link ResponseStream#take}, writes them, and reports with
+   * {@link ResponseStream#written}. Called on the thread that writes the body,
+   * once for every batch of chunks the sink has not yet taken.
    */
-  void send(ResponseStream from, byte[] data, int length, boolean first, boolean last);
+  void drain(ResponseStream from);
 
   /**
    * The body writer failed with {@code cause}. If nothing was sent yet the client

@@ -3,7 +3,6 @@ package onager.kernel.response;
 import clojure.lang.ILookup;
 import clojure.lang.Keyword;
 import clojure.lang.Named;
-import io.vertx.core.MultiMap;
 import java.nio.charset.Charset;
 import java.nio.charset.IllegalCharsetNameException;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +18,7 @@ public final class ResponseMaps {
   public static final Keyword HEADERS = Keyword.intern("headers");
   public static final Keyword BODY = Keyword.intern("body");
 
-  /** Flags {@link #copyHeaders} returns: which headers the handler set itself. */
+  /** Flags {@link ResponseHead} records: which headers the handler set itself. */
   public static final int HAS_CONTENT_LENGTH = 1;
   public static final int HAS_DATE = 2;
   public static final int HAS_SERVER = 4;
@@ -46,38 +45,8 @@ public final class ResponseMaps {
         "response :status must be an integer from 100 to 599, not " + describe(s));
   }
 
-  /**
-   * Adds a response's {@code :headers} value to {@code into}. A value may be a string,
-   * a collection of values (one header line each, as several Set-Cookie need) or
-   * anything else, sent as its {@code str}. Names must be HTTP tokens, and values
-   * may hold no control character but tab: CR or LF there would let a value
-   * inject headers or a whole response, so such a response is refused.
-   */
-  public static int copyHeaders(Object headers, MultiMap into) {
-    if (headers == null) return 0;
-    if (!(headers instanceof Map<?, ?> map)) {
-      throw new InvalidResponseException("response :headers must be a map, not " + describe(headers));
-    }
-    int flags = 0;
-    for (Map.Entry<?, ?> e : map.entrySet()) {
-      String name = headerName(e.getKey());
-      Object value = e.getValue();
-      if (value == null) continue;
-      if (value instanceof String s) {
-        into.add(name, checkedValue(name, s));
-      } else if (value instanceof Iterable<?> values) {
-        for (Object v : values) {
-          if (v != null) into.add(name, checkedValue(name, v.toString()));
-        }
-      } else {
-        into.add(name, checkedValue(name, value.toString()));
-      }
-      flags |= flag(name);
-    }
-    return flags;
-  }
-
-  private static int flag(String name) {
+  /** The {@link #HAS_CONTENT_LENGTH}-style flag of header {@code name} (any case), or 0. */
+  static int flag(String name) {
     return switch (name.length()) {
       case 4 -> name.equalsIgnoreCase("date") ? HAS_DATE : 0;
       case 6 -> name.equalsIgnoreCase("server") ? HAS_SERVER : 0;
@@ -88,46 +57,27 @@ public final class ResponseMaps {
     };
   }
 
-  private static String headerName(Object key) {
-    String name;
-    if (key instanceof String s) {
-      name = s;
-    } else if (key instanceof Named n && n.getNamespace() == null) {
-      name = n.getName();
-    } else {
-      throw new InvalidResponseException("response header names must be strings, not " + describe(key));
-    }
-    if (name.isEmpty()) throw new InvalidResponseException("response header name is empty");
-    for (int i = 0; i < name.length(); i++) {
-      if (!isTokenChar(name.charAt(i))) {
-        throw new InvalidResponseException("response header name " + quote(name) + " is not an HTTP token");
-      }
-    }
-    return name;
-  }
+  // The last Content-Type value looked up and its charset: handlers send the same
+  // few values over and over, mostly the very same String. Immutable, so a racy
+  // read sees either a whole old entry or a whole new one.
+  private record LastCharset(String contentType, Charset charset) {}
 
-  private static String checkedValue(String name, String value) {
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if ((c < 0x20 && c != '\t') || c == 0x7f || c > 0xff) {
-        throw new InvalidResponseException("response header " + name + " has a value with character 0x"
-            + Integer.toHexString(c) + ", which cannot be sent: " + quote(value));
-      }
-    }
-    return value;
-  }
-
-  // RFC 9110 §5.6.2 tchar.
-  private static boolean isTokenChar(char c) {
-    if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') return true;
-    return "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-  }
+  private static LastCharset lastCharset = new LastCharset("", StandardCharsets.UTF_8);
 
   /**
    * The charset named by a Content-Type value, UTF-8 when it names none (Ring's
    * default for string bodies).
    */
   public static Charset charset(CharSequence contentType) {
+    if (contentType == null) return StandardCharsets.UTF_8;
+    LastCharset last = lastCharset;
+    if (last.contentType == contentType) return last.charset;
+    Charset charset = parseCharset(contentType);
+    if (contentType instanceof String s) lastCharset = new LastCharset(s, charset);
+    return charset;
+  }
+
+  private static Charset parseCharset(CharSequence contentType) {
     String name = ContentType.charsetParam(contentType);
     if (name == null) return StandardCharsets.UTF_8;
     if (name.equalsIgnoreCase("utf-8")) return StandardCharsets.UTF_8;
@@ -166,7 +116,11 @@ public final class ResponseMaps {
    * would leave the client waiting, or read the next response as this body.
    */
   public static long declaredLength(Object headers) {
-    String value = headerValue(headers, "content-length");
+    return parseLength(headerValue(headers, "content-length"));
+  }
+
+  /** A Content-Length value as a length, -1 for null; refused when it is not a length. */
+  static long parseLength(String value) {
     if (value == null) return -1;
     try {
       long n = Long.parseLong(value.trim());
@@ -181,7 +135,7 @@ public final class ResponseMaps {
     return o == null ? "nil" : o.getClass().getName() + " " + quote(String.valueOf(o));
   }
 
-  private static String quote(String s) {
+  static String quote(String s) {
     String shown = s.length() > 80 ? s.substring(0, 80) + "…" : s;
     return '"' + shown.replace("\r", "\\r").replace("\n", "\\n").replace("\0", "\\0") + '"';
   }

@@ -1,30 +1,42 @@
 package onager.kernel.response;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.ArrayList;
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import onager.kernel.http.Watermarks;
 
 /**
  * The OutputStream a streamed response body is written to, from a thread that may
  * block (a virtual thread or a worker, never the event loop).
  *
  * <p>Bytes collect in a {@link #CHUNK}-byte array that is handed, not copied, to
- * the event loop when full or on {@code flush}. Once more than {@link #HIGH_WATER}
- * bytes are handed over and not yet written to the socket, the writer waits until
- * they drain below {@link #LOW_WATER}: a slow client slows the body's source
- * instead of filling the heap. After the connection fails, every write throws.
+ * the event loop when full or on {@code flush}. Chunks handed over while the
+ * loop has not yet taken the previous ones join them: a producer faster than the
+ * loop costs one event-loop task (and one wake-up of the loop) per batch, not
+ * per chunk. (One write per batch would be cheaper still, but a composite of
+ * heap buffers is copied whole once more on its way to the socket.)
+ *
+ * <p>Once more than {@link #HIGH_WATER} bytes are handed over and not yet written
+ * to the socket, the writer waits until they drain below {@link #LOW_WATER}
+ * (see {@link Watermarks}): a slow client slows the body's source instead of
+ * filling the heap. After the connection fails, every write throws.
  *
  * <p>When the handler declared a Content-Length, the body must be exactly that
  * long: a byte more would be read by the client as the start of the next
  * response, a byte less would leave it waiting. Either fails the stream.
  */
 public final class ResponseStream extends OutputStream {
-  static final int CHUNK = 32 * 1024;
-  static final long HIGH_WATER = 256 * 1024;
-  static final long LOW_WATER = 64 * 1024;
+  // 64 KiB: half the writes, tasks and completions of 32 KiB, measured about 10% less
+  // CPU for a 1 MiB body; what one socket read or write moves at most anyway.
+  static final int CHUNK = 64 * 1024;
+  static final long HIGH_WATER = Watermarks.HIGH;
+  static final long LOW_WATER = Watermarks.LOW;
 
   private final ChunkSink sink;
   private final long declaredLength;
@@ -34,6 +46,12 @@ public final class ResponseStream extends OutputStream {
   // Guarded by lock; failure is also read without it, so a write costs no lock.
   private long inFlight;
   private volatile IOException failure;
+  // Chunks handed over that the event loop has not taken yet, and what they carry.
+  private final ArrayList<ByteBuf> pending = new ArrayList<>(4);
+  private int pendingLength;
+  private boolean pendingFirst;
+  private boolean pendingLast;
+  private boolean drainRequested;
 
   // The writer's own state.
   private byte[] buf;
@@ -161,15 +179,49 @@ public final class ResponseStream extends OutputStream {
     pos = 0;
     boolean first = !headSent;
     headSent = true;
+    boolean request;
     lock.lock();
     try {
       if (failure != null) throw failure;
       inFlight += length;
+      if (length > 0) pending.add(Unpooled.wrappedBuffer(data, 0, length));
+      pendingLength += length;
+      pendingFirst |= first;
+      pendingLast |= last;
+      request = !drainRequested;
+      drainRequested = true;
     } finally {
       lock.unlock();
     }
-    sink.send(this, data, length, first, last);
+    if (request) sink.drain(this);
     if (!last) awaitCapacity();
+  }
+
+  /**
+   * What the sink takes on the event loop: the chunks handed over since it last
+   * took, in order (none when a flush had nothing to send), their total length,
+   * whether the response head must go out first, and whether the response ends
+   * with them.
+   */
+  public record Chunks(ByteBuf[] data, int length, boolean first, boolean last) {}
+
+  private static final ByteBuf[] NO_DATA = new ByteBuf[0];
+
+  /** Takes the chunks handed over so far; the sink calls it on the event loop after {@code drain}. */
+  public Chunks take() {
+    lock.lock();
+    try {
+      ByteBuf[] data = pending.isEmpty() ? NO_DATA : pending.toArray(NO_DATA);
+      Chunks chunks = new Chunks(data, pendingLength, pendingFirst, pendingLast);
+      pending.clear();
+      pendingLength = 0;
+      pendingFirst = false;
+      pendingLast = false;
+      drainRequested = false;
+      return chunks;
+    } finally {
+      lock.unlock();
+    }
   }
 
   private void awaitCapacity() throws IOException {

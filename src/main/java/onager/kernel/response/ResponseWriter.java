@@ -1,5 +1,6 @@
 package onager.kernel.response;
 
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.util.AsciiString;
 import io.vertx.core.Future;
@@ -11,6 +12,7 @@ import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,23 +33,25 @@ public final class ResponseWriter {
 
   /**
    * Sets {@code status} and the {@code :headers} value {@code headerMap} on
-   * {@code out}, adding Date and Server unless the handler set them. Returns the
-   * {@link ResponseMaps} flags. Throws {@link InvalidResponseException} and then
-   * leaves {@code out} as it was.
+   * {@code out}, adding Date and Server unless the handler set them. Returns what
+   * the copy saw, its declared Content-Length already checked. Throws
+   * {@link InvalidResponseException} and then leaves {@code out} as it was.
    */
-  public static int head(HttpServerResponse out, int status, Object headerMap, CharSequence serverHeader) {
+  public static ResponseHead head(HttpServerResponse out, int status, Object headerMap, CharSequence serverHeader) {
     MultiMap headers = out.headers();
-    int flags;
+    ResponseHead head;
     try {
-      flags = ResponseMaps.copyHeaders(headerMap, headers);
+      head = ResponseHead.copy(headerMap, headers);
+      head.declaredLength();
     } catch (InvalidResponseException e) {
       headers.clear();
       throw e;
     }
     out.setStatusCode(status);
+    int flags = head.flags;
     if ((flags & ResponseMaps.HAS_DATE) == 0) headers.add(DATE, HttpDate.now());
     if (serverHeader != null && (flags & ResponseMaps.HAS_SERVER) == 0) headers.add(SERVER, serverHeader);
-    return flags;
+    return head;
   }
 
   /** True when a response with this status carries no body (RFC 9110 §6.4.1). */
@@ -67,13 +71,14 @@ public final class ResponseWriter {
   }
 
   /**
-   * Sends a direct body and ends the response. {@code head}: the request was HEAD,
-   * so only the length the body would have goes out. {@code flags} are what
-   * {@link #head} returned; {@code declaredLength} the handler's Content-Length
-   * (-1 for none), which must match the body.
+   * Sends a direct body and ends the response. {@code sent} is what {@link #head}
+   * returned; the handler's Content-Length, if any, must match the body.
+   * {@code head}: the request was HEAD, so only the length the body would have
+   * goes out.
    */
-  public static Future<Void> endDirect(HttpServerResponse out, Object body, int flags, boolean head,
-                                      long declaredLength) {
+  public static Future<Void> endDirect(HttpServerResponse out, Object body, ResponseHead sent, boolean head) {
+    int flags = sent.flags;
+    long declaredLength = sent.declaredLength();
     int status = out.getStatusCode();
     if (bodiless(status)) {
       closeQuietly(body);
@@ -88,13 +93,10 @@ public final class ResponseWriter {
       }
       return out.sendFile(body.toString(), 0, Long.MAX_VALUE);
     }
-    Buffer data = directBuffer(out, body, flags);
+    Buffer data = directBuffer(body, sent);
     checkLength(declaredLength, data.length(), head);
-    if (head) {
-      setLength(out, flags, data.length());
-      return out.end();
-    }
-    return out.end(data);
+    setLength(out, flags, data.length());
+    return head ? out.end() : out.end(data);
   }
 
   // A HEAD response may declare the length its GET would have; any other must tell the truth.
@@ -111,24 +113,55 @@ public final class ResponseWriter {
     return out.end();
   }
 
-  private static Buffer directBuffer(HttpServerResponse out, Object body, int flags) {
+  private static Buffer directBuffer(Object body, ResponseHead sent) {
     if (body == null) return Buffer.buffer();
     if (body instanceof byte[] bytes) return Buffer.buffer(bytes);
-    if (body instanceof String s) {
-      var charset = (flags & ResponseMaps.HAS_CONTENT_TYPE) != 0
-          ? ResponseMaps.charset(out.headers().get(CONTENT_TYPE))
-          : StandardCharsets.UTF_8;
-      return Buffer.buffer(s.getBytes(charset));
-    }
+    if (body instanceof String s) return encode(s, ResponseMaps.charset(sent.contentType));
     return BufferInternal.buffer(Unpooled.wrappedBuffer(((ByteBuffer) body).duplicate()));
+  }
+
+  /**
+   * A buffer holding {@code s} in {@code charset}. UTF-8 and Latin-1, the usual
+   * ones, are written straight into the buffer's array: no intermediate byte[].
+   */
+  static Buffer encode(String s, Charset charset) {
+    if (charset == StandardCharsets.UTF_8) {
+      int length = ByteBufUtil.utf8Bytes(s);
+      BufferInternal buffer = BufferInternal.buffer(length);
+      ByteBufUtil.reserveAndWriteUtf8(buffer.unwrap(), s, length);
+      return buffer;
+    }
+    if (charset == StandardCharsets.ISO_8859_1 || charset == StandardCharsets.US_ASCII) {
+      BufferInternal buffer = BufferInternal.buffer(s.length());
+      buffer.unwrap().writeCharSequence(s, charset);
+      return buffer;
+    }
+    return Buffer.buffer(s.getBytes(charset));
   }
 
   private static long fileLength(Object body) {
     return body instanceof File f ? f.length() : ((Path) body).toFile().length();
   }
 
+  // Adds the Content-Length the handler left out (Vert.x would add it as a String otherwise).
   private static void setLength(HttpServerResponse out, int flags, long length) {
-    if ((flags & ResponseMaps.HAS_CONTENT_LENGTH) == 0) out.headers().set(CONTENT_LENGTH, Long.toString(length));
+    if ((flags & (ResponseMaps.HAS_CONTENT_LENGTH | ResponseMaps.HAS_TRANSFER_ENCODING)) == 0) {
+      out.headers().add(CONTENT_LENGTH, lengthValue(length));
+    }
+  }
+
+  // Lengths as AsciiString, made once each for the small bodies most responses have.
+  private static final AsciiString[] LENGTHS = new AsciiString[4096];
+
+  static CharSequence lengthValue(long length) {
+    if (length >= LENGTHS.length) return Long.toString(length);
+    AsciiString a = LENGTHS[(int) length];
+    if (a == null) {
+      // Racing threads make equal values; AsciiString's final fields make either safe to read.
+      a = AsciiString.cached(Long.toString(length));
+      LENGTHS[(int) length] = a;
+    }
+    return a;
   }
 
   /**

@@ -2,6 +2,7 @@ package onager.kernel.server;
 
 import clojure.lang.IFn;
 import io.netty.util.AsciiString;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -86,7 +87,7 @@ final class Dispatcher {
     }
     long length;
     try {
-      length = declaredLength(request.getHeader("content-length"));
+      length = declaredLength(request.getHeader(HttpHeaders.CONTENT_LENGTH));
     } catch (NumberFormatException e) {
       reject(request, 400, "malformed Content-Length");
       return;
@@ -95,8 +96,9 @@ final class Dispatcher {
       reject(request, 413, "Content-Length over :max-body");
       return;
     }
-    boolean hasBody = length > 0 || request.headers().contains("transfer-encoding");
-    boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(request.getHeader("expect"));
+    // AsciiString names: their hash is computed once, not on every request.
+    boolean hasBody = length > 0 || request.headers().contains(HttpHeaders.TRANSFER_ENCODING);
+    boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(request.getHeader(HttpHeaders.EXPECT));
     InflatingBody.Coding coding = hasBody && decompress ? takeCoding(request) : null;
     Exchange exchange = new Exchange(this, request, timeouts);
     switch (modeOf(request)) {
@@ -134,7 +136,7 @@ final class Dispatcher {
   // A body coding the server decodes: the handler sees the body and headers as if
   // it had been sent plain, its length unknown until read.
   private static InflatingBody.Coding takeCoding(HttpServerRequest request) {
-    InflatingBody.Coding coding = InflatingBody.codingOf(request.getHeader("content-encoding"));
+    InflatingBody.Coding coding = InflatingBody.codingOf(request.getHeader(HttpHeaders.CONTENT_ENCODING));
     if (coding != null) {
       request.headers().remove("content-encoding");
       request.headers().remove("content-length");

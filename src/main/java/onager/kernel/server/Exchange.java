@@ -1,10 +1,12 @@
 package onager.kernel.server;
 
 import clojure.lang.IPersistentMap;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
@@ -29,6 +31,7 @@ import onager.kernel.request.RequestHeaders;
 import onager.kernel.request.StreamingBody;
 import onager.kernel.response.BodyStreamer;
 import onager.kernel.response.ChunkSink;
+import onager.kernel.response.ResponseHead;
 import onager.kernel.response.InvalidResponseException;
 import onager.kernel.response.ResponseMaps;
 import onager.kernel.response.ResponseStream;
@@ -200,9 +203,9 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
       case RingKeys.PROTOCOL -> RequestValues.protocol(request.version());
       case RingKeys.HEADERS -> headers();
       case RingKeys.BODY -> body;
-      case RingKeys.CONTENT_TYPE -> request.getHeader("content-type");
-      case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(request.getHeader("content-length"));
-      case RingKeys.CHARACTER_ENCODING -> RequestValues.characterEncoding(request.getHeader("content-type"));
+      case RingKeys.CONTENT_TYPE -> request.getHeader(HttpHeaders.CONTENT_TYPE);
+      case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(request.getHeader(HttpHeaders.CONTENT_LENGTH));
+      case RingKeys.CHARACTER_ENCODING -> RequestValues.characterEncoding(request.getHeader(HttpHeaders.CONTENT_TYPE));
       default -> null;
     };
   }
@@ -392,11 +395,10 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
     Future<Void> end;
     try {
       ResponseWriter.checkDirectBody(body);
-      long declared = ResponseMaps.declaredLength(headers);
-      int flags = ResponseWriter.head(response, ResponseMaps.status(answer), headers, server.serverHeader);
+      ResponseHead head = ResponseWriter.head(response, ResponseMaps.status(answer), headers, server.serverHeader);
       if (server.draining) response.headers().set("connection", "close");
       end = BodyStreamer.isDirect(body)
-          ? ResponseWriter.endDirect(response, body, flags, isHead(), declared)
+          ? ResponseWriter.endDirect(response, body, head, isHead())
           : ResponseWriter.endUnread(response, body);
     } catch (InvalidResponseException e) {
       refuse(e);
@@ -457,33 +459,47 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
   }
 
   @Override
-  public void send(ResponseStream from, byte[] data, int length, boolean first, boolean last) {
-    loop.execute(() -> sendOnLoop(from, data, length, first, last));
+  public void drain(ResponseStream from) {
+    loop.execute(() -> sendOnLoop(from));
   }
 
-  private void sendOnLoop(ResponseStream from, byte[] data, int length, boolean first, boolean last) {
+  private void sendOnLoop(ResponseStream from) {
+    ResponseStream.Chunks chunks = from.take();
+    int length = chunks.length();
     if (response.ended()) {
+      release(chunks);
       from.written(length, new java.io.IOException("the response has already ended"));
       return;
     }
-    if (first && !startStream(from, length)) return;
-    Buffer chunk = length == 0 ? EMPTY : BufferInternal.buffer(Unpooled.wrappedBuffer(data, 0, length));
+    if (chunks.first() && !startStream(from, length)) {
+      release(chunks);
+      return;
+    }
+    ByteBuf[] data = chunks.data();
     Future<Void> done;
     try {
-      done = last ? response.end(chunk) : response.write(chunk);
+      // Writes complete in order, so the last one's outcome is the batch's.
+      for (int i = 0; i < data.length - 1; i++) response.write(BufferInternal.buffer(data[i]));
+      Buffer tail = data.length == 0 ? EMPTY : BufferInternal.buffer(data[data.length - 1]);
+      done = chunks.last() ? response.end(tail) : response.write(tail);
     } catch (RuntimeException e) {
       from.written(length, e);
       return;
     }
     done.onComplete(ar -> from.written(length, ar.cause()));
-    if (last) finished(done);
+    if (chunks.last()) finished(done);
+  }
+
+  // Chunks that will not be written: heap buffers, but released all the same.
+  private static void release(ResponseStream.Chunks chunks) {
+    for (ByteBuf b : chunks.data()) b.release();
   }
 
   // Sends the head of a streamed response; false when the response was refused instead.
   private boolean startStream(ResponseStream from, int length) {
     stopClock();
     try {
-      int flags = ResponseWriter.head(response, streamStatus, streamHeaders, server.serverHeader);
+      int flags = ResponseWriter.head(response, streamStatus, streamHeaders, server.serverHeader).flags;
       if (server.draining) response.headers().set("connection", "close");
       if ((flags & (ResponseMaps.HAS_CONTENT_LENGTH | ResponseMaps.HAS_TRANSFER_ENCODING)) == 0) {
         if (request.version() == HttpVersion.HTTP_1_0) {

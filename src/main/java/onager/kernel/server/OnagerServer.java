@@ -102,7 +102,10 @@ public final class OnagerServer implements Closeable {
         .setHttp2ClearTextEnabled(false)
         .setCompressionSupported(false)
         .setDecompressionSupported(false)
-        .setTcpNoDelay(true);
+        .setTcpNoDelay(true)
+        // Every call the kernel makes into a connection is made on its event loop (see Exchange),
+        // so writes may skip Vert.x's cross-thread outbound queue.
+        .setStrictThreadMode(true);
   }
 
   private void addShutdownHook() {

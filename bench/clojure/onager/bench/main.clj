@@ -1,0 +1,132 @@
+(ns onager.bench.main
+  "The harness's command line, which `make bench` and `make bench-memory` call.
+
+    bench  [--quick] [--scenario a,b] [--server x,y] [--runs N] [--warmup S] [--duration S]
+           [--jvm-flags FLAGS]   (FLAGS, one argument, are added to every server JVM)
+           [--base COMMIT]       (each Onager server also runs on COMMIT's kernel and API)
+    memory [--quick] [--server x,y] [--runs N]
+    profile --server x --scenario a [--warmup S] [--duration S]
+
+  --server picks servers; the raw Vert.x baseline is always added, since every
+  figure is a ratio to it. A run with every scenario and every server writes
+  its report to bench/results/ as well as to target/bench/<time>/."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [onager.bench.env :as env]
+            [onager.bench.load :as load]
+            [onager.bench.memory :as memory]
+            [onager.bench.profile :as profile]
+            [onager.bench.proc :as proc]
+            [onager.bench.report :as report]
+            [onager.bench.run :as run]
+            [onager.bench.servers :as servers])
+  (:import [java.time LocalDateTime]
+           [java.time.format DateTimeFormatter]))
+
+(set! *warn-on-reflection* true)
+
+(defn- parse-args [args]
+  (loop [opts {} [a b & more :as args] args]
+    (case a
+      nil opts
+      "--quick" (recur (assoc opts :quick true) (rest args))
+      "--scenario" (recur (assoc opts :scenarios (str/split b #",")) more)
+      "--server" (recur (assoc opts :servers (str/split b #",")) more)
+      "--runs" (recur (assoc opts :runs (parse-long b)) more)
+      "--warmup" (recur (assoc opts :warmup (parse-long b)) more)
+      "--duration" (recur (assoc opts :duration (parse-long b)) more)
+      "--base" (recur (assoc opts :base b) more)
+      "--jvm-flags" (recur (assoc opts :extra-flags (vec (remove str/blank? (str/split b #"\s+")))) more)
+      (throw (ex-info (str "unknown argument " a "; see onager.bench.main's docstring") {:args args})))))
+
+(defn- pick [ids table by-id what]
+  (if (empty? ids)
+    table
+    (mapv (fn [id] (or (by-id id)
+                       (throw (ex-info (str "no " what " " id "; there are: "
+                                            (str/join ", " (map :id table))) {}))))
+          ids)))
+
+(defn- cpus
+  "Where the server and wrk run: the server on CPU 0 and wrk on the others
+  when there are two or more; unpinned on one CPU."
+  []
+  (let [n (proc/cpu-count)]
+    (if (>= n 2)
+      {:server "0" :wrk (if (= n 2) "1" (str "1-" (dec n))) :wrk-threads (dec n)}
+      {:server nil :wrk nil :wrk-threads 1})))
+
+(defn- out-dir [kind]
+  (io/file "target/bench" (str (.format (LocalDateTime/now) (DateTimeFormatter/ofPattern "yyyyMMdd-HHmmss"))
+                               "-" kind)))
+
+(defn- settings [opts]
+  (let [quick (:quick opts)
+        c (cpus)]
+    {:quick (boolean quick)
+     :runs (or (:runs opts) (if quick 1 3))
+     :warmup (or (:warmup opts) (if quick 2 5))
+     :duration (or (:duration opts) (if quick 3 10))
+     :cpus {:server (:server c) :wrk (:wrk c)}
+     :extra-flags (:extra-flags opts [])
+     :wrk {:cpus (:wrk c) :threads (:wrk-threads c)}}))
+
+(defn bench
+  "Runs the throughput benchmark and writes its report."
+  [opts]
+  (let [scenario-defs (pick (:scenarios opts) load/scenarios load/by-id "scenario")
+        picked (pick (:servers opts) servers/table servers/by-id "server")
+        server-defs (cond-> (vec (distinct (cons (servers/by-id servers/baseline-id) picked)))
+                      (:base opts) (servers/with-base (:base opts)))
+        complete? (and (empty? (:scenarios opts)) (empty? (:servers opts)) (nil? (:base opts)))
+        dir (out-dir "bench")
+        s (assoc (settings opts) :log-dir dir
+                 :jvm-flags (vec (concat servers/jvm-flags (servers/heap-flags nil) (:extra-flags opts))))
+        stamp (env/stamp)
+        t0 (System/nanoTime)
+        results (run/run-all scenario-defs server-defs s)
+        data {:stamp (assoc stamp :load-at-end (env/load-now)
+                            :minutes (/ (- (System/nanoTime) t0) 6e10))
+              :settings (dissoc s :log-dir)
+              :scenarios results}]
+    (report/write-bench data dir (when complete? (io/file "bench/results")))))
+
+(defn memory
+  "Runs the memory and start-up benchmark and writes its report."
+  [opts]
+  (let [picked (pick (:servers opts) memory/servers servers/by-id "server")
+        server-defs (vec (distinct (cons (servers/by-id servers/baseline-id) picked)))
+        complete? (empty? (:servers opts))
+        dir (out-dir "memory")
+        ;; Throughput here only compares heaps: 5 s runs are enough, and keep the whole under 15 min.
+        s (assoc (settings (update opts :duration #(or % (if (:quick opts) 3 5)))) :log-dir dir)
+        stamp (env/stamp)
+        t0 (System/nanoTime)
+        results (memory/run-all server-defs s)
+        data (assoc results
+                    :stamp (assoc stamp :load-at-end (env/load-now)
+                                  :minutes (/ (- (System/nanoTime) t0) 6e10))
+                    :settings (dissoc s :log-dir))]
+    (report/write-memory data dir (when complete? (io/file "bench/results")))))
+
+(defn profile
+  "Records a JFR profile of one server under one scenario and prints where it
+  allocates and spends CPU."
+  [opts]
+  (let [[server-id] (:servers opts)
+        [scenario-id] (:scenarios opts)
+        server (or (servers/by-id server-id) (throw (ex-info "profile needs --server (SERVER=...)" {})))
+        scenario (or (load/by-id scenario-id) (throw (ex-info "profile needs --scenario (SCENARIO=...)" {})))]
+    (profile/profile server scenario (assoc (settings opts) :log-dir (out-dir "profile")))))
+
+(defn -main
+  "Entry point: `bench` or `memory`, then the options in the namespace doc."
+  [& args]
+  (let [[command & more] args
+        opts (parse-args more)]
+    (case command
+      "bench" (bench opts)
+      "memory" (memory opts)
+      "profile" (profile opts)
+      (throw (ex-info (str "unknown command " (pr-str command) "; use bench, memory or profile") {})))
+    (shutdown-agents)))

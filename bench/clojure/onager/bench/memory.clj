@@ -1,0 +1,232 @@
+(ns onager.bench.memory
+  "The memory and start-up benchmark:
+
+  - the smallest heap (-Xms = -Xmx, SerialGC) of 6, 8, 10, 12, 16, 24, 32
+    and 64 MiB at which each server starts and serves plaintext for a while
+    with no error and no OutOfMemoryError;
+  - plaintext throughput with a 16 MiB heap and with 512 MiB, in alternating
+    runs, and the resident memory (RSS) under that load;
+  - start-up: the time from launching the JVM to the first good response; and,
+    for comparison only, the same with a JDK AOT cache (JDK 25+, JEP 483/514)
+    made by a training run: the JDK's, Clojure's and the libraries' classes
+    come pre-parsed and pre-linked from the cache, while the demo and Onager's
+    API are still compiled from their Clojure sources."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [onager.bench.load :as load]
+            [onager.bench.proc :as proc]
+            [onager.bench.run :as run]
+            [onager.bench.servers :as servers]
+            [onager.bench.stats :as stats]))
+
+(set! *warn-on-reflection* true)
+
+(def servers
+  "The servers this benchmark measures by default: the baseline, Onager in
+  its default mode and its fastest, and the peer."
+  (mapv servers/by-id ["vertx" "onager-virtual" "onager-event-loop" "ring-jetty"]))
+
+(def heap-sizes "The heaps tried, smallest first, in MiB." [6 8 10 12 16 24 32 64])
+
+(def small-heap "The small heap of the throughput comparison, MiB." 16)
+(def large-heap "The large heap of the throughput comparison, MiB." 512)
+
+(defn- log [& xs]
+  (apply println xs)
+  (flush))
+
+(defn- out-of-memory? [handle]
+  (let [f ^java.io.File (:err-log handle)]
+    (and (.exists f) (str/includes? (slurp f) "OutOfMemoryError"))))
+
+(defn- try-heap
+  "Starts `server` with a heap of `mib` MiB and loads it with plaintext for
+  `seconds`. Returns {:ok? :why :requests ...}."
+  [server mib seconds {:keys [cpus wrk log-dir extra-flags]}]
+  (let [h (servers/launch server {:port (servers/free-port) :cpus (:server cpus) :heap-mib mib :log-dir log-dir
+                                  :extra-flags extra-flags})]
+    (try
+      ;; A server not up within 30 s at this heap is collecting garbage most of the time.
+      (let [ms (servers/await-ready h 30000)
+            r (load/run-wrk (load/by-id "plaintext") (:port h) seconds wrk)
+            why (cond
+                  (not (servers/alive? h)) "the JVM exited"
+                  (out-of-memory? h) "OutOfMemoryError"
+                  (zero? (long (:requests r))) "no request served"
+                  (pos? (long (:error-count r))) (str "errors " (:errors r)))]
+        {:mib mib :ok? (nil? why) :why why :startup-ms ms :requests (:requests r) :rps (:rps r)})
+      (catch clojure.lang.ExceptionInfo e
+        {:mib mib :ok? false
+         :why (cond
+                (out-of-memory? h) "OutOfMemoryError while starting"
+                (servers/alive? h) "not serving after 30 s (collecting garbage)"
+                :else (str/replace (first (str/split-lines (or (ex-message e) "failed"))) #":$" ""))})
+      (finally
+        (servers/stop h)))))
+
+(defn min-heap
+  "The smallest heap in `heap-sizes` at which `server` serves without error,
+  with what each smaller one did."
+  [server seconds opts]
+  (loop [[mib & more] heap-sizes tries []]
+    (if (nil? mib)
+      {:min-mib nil :tries tries}
+      (let [t (try-heap server mib seconds opts)]
+        (log (format "   %-18s -Xmx%dm: %s" (:id server) mib (if (:ok? t) "serves" (:why t))))
+        (if (:ok? t)
+          {:min-mib mib :tries (conj tries t)}
+          (recur more (conj tries t)))))))
+
+(defn- sampling-rss
+  "Runs `f` while sampling the RSS of `pid` every 100 ms; returns [result max-rss-kb]."
+  [pid f]
+  (let [peak (atom 0)
+        running (atom true)
+        t (doto (Thread. (fn []
+                           (while @running
+                             (when-let [kb (proc/rss-kb pid)] (swap! peak max (long kb)))
+                             (Thread/sleep 100))))
+            (.setDaemon true)
+            (.start))
+        result (try (f) (finally (reset! running false) (.join t 1000)))]
+    [result @peak]))
+
+(defn heap-throughput
+  "Plaintext throughput of each server at `small-heap` and `large-heap` MiB,
+  in rounds that alternate servers and heaps, with the RSS under load."
+  [server-defs {:keys [runs cpus log-dir extra-flags] :as opts}]
+  (let [scenario (load/by-id "plaintext")
+        handles (atom [])]
+    (try
+      (doseq [s server-defs mib [small-heap large-heap]]
+        (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :heap-mib mib :log-dir log-dir
+                                   :extra-flags extra-flags})]
+          (swap! handles conj (assoc h :mib mib))
+          (servers/await-ready h 60000)))
+      (let [runs-by (reduce
+                     (fn [acc round]
+                       (reduce (fn [acc h]
+                                 (let [[r rss] (sampling-rss (:pid h) #(run/measure h scenario opts))
+                                       id (:id (:server h))]
+                                   (log (format "   round %d/%d %-18s -Xmx%-4s %9.0f req/s  RSS %5.1f MiB under load"
+                                                round runs id (str (:mib h) "m") (double (:rps r)) (/ rss 1024.0)))
+                                   (update acc [id (:mib h)] (fnil conj [])
+                                           (assoc r :rss-load-kb rss :peak-rss-kb (proc/peak-rss-kb (:pid h))))))
+                               acc @handles))
+                     {} (range 1 (inc (long runs))))]
+        (vec (for [s server-defs]
+               (let [small (runs-by [(:id s) small-heap])
+                     large (runs-by [(:id s) large-heap])]
+                 {:id (:id s) :label (:label s)
+                  :small {:mib small-heap :runs small
+                          :rps (stats/spread (map :rps small))
+                          :rss-mib (stats/spread (map #(/ (:rss-load-kb %) 1024.0) small))}
+                  :large {:mib large-heap :runs large
+                          :rps (stats/spread (map :rps large))
+                          :rss-mib (stats/spread (map #(/ (:rss-load-kb %) 1024.0) large))}
+                  :small-vs-large (stats/spread (map #(stats/ratio (:rps %1) (:rps %2)) small large))}))))
+      (finally (run! servers/stop @handles)))))
+
+(defn startup
+  "Start-up to the first good response, `reps` launches of each server,
+  alternating servers."
+  [server-defs reps {:keys [cpus log-dir extra-flags]}]
+  (let [times (reduce
+               (fn [acc rep]
+                 (reduce (fn [acc s]
+                           (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
+                                                           :extra-flags extra-flags})
+                                 ms (try (servers/await-ready h 60000) (finally (servers/stop h)))]
+                             (log (format "   launch %d/%d %-18s first response after %6.0f ms" rep reps (:id s) (double ms)))
+                             (update acc (:id s) (fnil conj []) ms)))
+                         acc server-defs))
+               {} (range 1 (inc (long reps))))]
+    (mapv (fn [s] {:id (:id s) :label (:label s) :ms (times (:id s)) :startup-ms (stats/spread (times (:id s)))})
+          server-defs)))
+
+(def aot-servers
+  "The servers whose start-up is also measured with an AOT cache."
+  ["vertx" "onager-virtual"])
+
+(defn- jdk-tool [tool]
+  (str (System/getProperty "java.home") "/bin/" tool))
+
+(defn- jar-up
+  "Jars `dirs` (each a directory whose contents go to the jar's root) into `jar`."
+  [jar dirs]
+  (io/make-parents jar)
+  (let [args (concat ["cf" (str jar)] (mapcat (fn [d] ["-C" d "."]) dirs))
+        r (apply proc/sh (jdk-tool "jar") args)]
+    (when-not r (throw (ex-info (str "jar failed: " (str/join " " args)) {})))
+    (str jar)))
+
+(defn jar-classpath
+  "The class path of jars an AOT cache needs (it refuses directories): the
+  kernel with the API sources (Maven copies them to target/classes), the demo,
+  the bench classes, then the dependencies."
+  [dir]
+  (str/join ":" [(jar-up (io/file dir "onager.jar") ["target/classes"])
+                 (jar-up (io/file dir "demo.jar") ["examples"])
+                 (jar-up (io/file dir "bench.jar") ["target/bench-classes"])
+                 (str/trim (slurp "target/classpath.txt.deps"))]))
+
+(defn- aot-supported? []
+  (>= (.feature (Runtime/version)) 25))
+
+(defn- train
+  "A training run of `server` writing the AOT cache `cache`: start, serve
+  plaintext and JSON for a few seconds, exit."
+  [server cache cp {:keys [cpus wrk log-dir]}]
+  (let [h (servers/launch server {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir :tag "training"
+                                  :classpath cp :extra-flags [(str "-XX:AOTCacheOutput=" cache)]})]
+    (try
+      (servers/await-ready h 120000)
+      (load/run-wrk (load/by-id "plaintext") (:port h) 2 wrk)
+      (load/run-wrk (load/by-id "json") (:port h) 2 wrk)
+      (finally (servers/stop h)))
+    (when-not (.exists (io/file cache))
+      (throw (ex-info (str "the training run of " (:id server) " wrote no AOT cache:\n" (servers/log-tail h)) {})))))
+
+(defn aot-startup
+  "Start-up with an AOT cache, `reps` launches of each of `aot-servers`; nil
+  on a JDK without AOT caches."
+  [reps {:keys [cpus log-dir] :as opts}]
+  (when (aot-supported?)
+    (let [dir (io/file log-dir "aot")
+          cp (jar-classpath dir)
+          defs (mapv servers/by-id aot-servers)
+          caches (into {} (for [s defs]
+                            (let [cache (str (io/file dir (str (:id s) ".aot")))]
+                              (train s cache cp opts)
+                              [(:id s) cache])))
+          times (reduce
+                 (fn [acc rep]
+                   (reduce (fn [acc s]
+                             (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
+                                                        :tag "aot" :classpath cp
+                                                        :extra-flags [(str "-XX:AOTCache=" (caches (:id s)))]})
+                                   ms (try (servers/await-ready h 60000) (finally (servers/stop h)))]
+                               (log (format "   launch %d/%d %-18s with AOT cache: first response after %6.0f ms"
+                                            rep reps (:id s) (double ms)))
+                               (update acc (:id s) (fnil conj []) ms)))
+                           acc defs))
+                 {} (range 1 (inc (long reps))))]
+      (mapv (fn [s] {:id (:id s) :label (str (:label s) " + JDK AOT cache") :ms (times (:id s))
+                     :startup-ms (stats/spread (times (:id s)))})
+            defs))))
+
+(defn run-all
+  "The whole memory benchmark on `server-defs`."
+  [server-defs {:keys [quick runs] :as opts}]
+  (let [serve-seconds (if quick 3 10)
+        reps (if quick 2 5)]
+    (log "== start-up: JVM launch to the first response")
+    (let [st (startup server-defs reps opts)
+          _ (log "== start-up with a JDK AOT cache (for comparison; the bar is without)")
+          aot (aot-startup reps opts)]
+      (log (str "== smallest heap that serves plaintext for " serve-seconds " s"))
+      (let [mins (mapv (fn [s] (assoc (min-heap s serve-seconds opts) :id (:id s) :label (:label s))) server-defs)]
+        (log (str "== plaintext at -Xmx" small-heap "m and -Xmx" large-heap "m, RSS under load"))
+        (let [tp (heap-throughput server-defs opts)]
+          {:startup st :aot-startup aot :min-heap mins :heap-throughput tp
+           :serve-seconds serve-seconds :startup-reps reps :runs runs})))))

@@ -1,0 +1,280 @@
+(ns onager.bench.report
+  "The reports: Markdown, JSON and (for throughput) a PNG chart, each stamped
+  with the commit, the JDK and the CPU, and the issue's bars checked."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [onager.bench.chart :as chart]
+            [onager.bench.json :as json]))
+
+(set! *warn-on-reflection* true)
+
+;; ---- numbers ----
+
+(defn- f [x digits]
+  (if (nil? x) "–" (format (str "%." digits "f") (double x))))
+
+(defn- count-str [x]
+  (cond
+    (nil? x) "–"
+    (>= (double x) 1e6) (format "%.2fM" (/ (double x) 1e6))
+    (>= (double x) 1e4) (format "%.1fk" (/ (double x) 1e3))
+    :else (format "%.0f" (double x))))
+
+(defn- bytes-str [x]
+  (cond
+    (nil? x) "–"
+    (>= (double x) (* 1024 1024)) (format "%.2f MiB" (/ (double x) 1024 1024))
+    (>= (double x) 10240) (format "%.1f KiB" (/ (double x) 1024))
+    :else (format "%.0f B" (double x))))
+
+(defn- with-spread
+  "`median (min–max)` of a spread, each formatted by `fmt`; only the median
+  when there was one run."
+  [s fmt]
+  (cond
+    (nil? s) "–"
+    (= 1 (:n s)) (fmt (:median s))
+    :else (str (fmt (:median s)) " (" (fmt (:min s)) "–" (fmt (:max s)) ")")))
+
+(defn- ratio-str [s]
+  (with-spread s #(f % 2)))
+
+(defn- ms [us] (when us (/ (double us) 1000.0)))
+
+(defn- ms-spread [s] (when s (-> s (update :median ms) (update :min ms) (update :max ms))))
+
+;; ---- the stamp ----
+
+(defn- stamp-lines [{:keys [stamp settings]} kind]
+  (let [{:keys [commit jdk cpu kernel date load-at-start load-at-end minutes]} stamp
+        {:keys [quick runs warmup duration wrk jvm-flags] pinned :cpus} settings]
+    [(str "- **Kind:** " (if quick
+                           (str "QUICK " kind " run (`QUICK=1`): short runs, for development; a placeholder, not a result")
+                           (str "full " kind " run")))
+     (str "- **Commit:** `" commit "` · **JDK:** " jdk " · **CPU:** " cpu " × " (:cpus stamp)
+          " · **Linux** " kernel " · **wrk** " (or (:wrk stamp) "?"))
+     (str "- **When:** " date ", took " (f minutes 1) " min; load average at start " load-at-start
+          ", at end " load-at-end)
+     (str "- **How:** server pinned to CPU " (or (:server pinned) "any") ", wrk (" (:threads wrk) " thread) to CPU "
+          (or (:cpus wrk) "any") "; " runs " measured run(s) per server and scenario, alternating servers, each "
+          duration " s after a " warmup " s warm-up"
+          (when jvm-flags (str "; every server JVM: `" (str/join " " jvm-flags) "`")))]))
+
+;; ---- the throughput report ----
+
+(defn- find-server [data scenario-id server-id]
+  (some (fn [sc] (when (= scenario-id (:id sc))
+                   (some #(when (= server-id (:id %)) %) (:servers sc))))
+        (:scenarios data)))
+
+(def bars
+  "The issue's bars on the throughput figures: scenario, server, figure (a
+  path into a server's result), comparison and target."
+  (vec (concat
+        (for [sc ["plaintext" "pipelined" "json"]
+              [path op target what] [[[:ratio :rps :median] >= 0.95 "req/s ÷ raw Vert.x"]
+                                     [[:ratio :cpu-us :median] <= 1.05 "CPU µs/request ÷ raw Vert.x"]
+                                     [[:ratio :p99 :median] <= 1.2 "p99 latency ÷ raw Vert.x"]]
+              ;; wrk times a pipelined batch only now and then: no p99 to compare there.
+              :when (not (and (= sc "pipelined") (= what "p99 latency ÷ raw Vert.x")))]
+          {:scenario sc :server "onager-event-loop" :path path :op op :target target :what what})
+        (for [sc ["plaintext" "pipelined" "json"]]
+          {:scenario sc :server "onager-virtual" :path [:ratio :rps :median] :op >= :target 0.85
+           :what "req/s ÷ raw Vert.x"})
+        [{:scenario "sleep" :server "onager-virtual" :path [:summary :rps :median] :op >= :target 2280
+          :what "req/s (ceiling 2400)"}]
+        (for [sc ["download" "upload"]]
+          {:scenario sc :server "onager-virtual" :path [:ratio :rps :median] :op >= :target 0.9
+           :what "req/s ÷ raw Vert.x"}))))
+
+(defn- verdict [value op target]
+  (cond (nil? value) "not measured"
+        (op value target) "**met**"
+        :else "**not met**"))
+
+(defn- bar-rows [data]
+  (for [{:keys [scenario server path op target what]} bars
+        :let [s (find-server data scenario server)]
+        :when s
+        :let [v (get-in s path)]]
+    (str "| " scenario " | " server " | " what " | " (if (> target 100) (count-str v) (f v 3)) " | "
+         (if (= op >=) "≥ " "≤ ") target " | " (verdict v op target) " |")))
+
+(defn- scenario-table [sc]
+  (concat
+   [(str "### " (:label sc))
+    ""
+    (str (:doc sc) ". `wrk -c " (:connections sc) "`"
+         (when (:depth sc) (str ", " (:depth sc) " requests per write")) ".")
+    ""
+    "| server | req/s | ÷ Vert.x | p50 ms | ÷ | p99 ms | ÷ | CPU µs/req | ÷ | heap alloc/req | ÷ | errors |"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+   (for [{:keys [label summary ratio errors]} (:servers sc)]
+     (str "| " label
+          " | " (with-spread (:rps summary) count-str) " | " (ratio-str (:rps ratio))
+          " | " (f (some-> summary :p50 :median ms) 2) " | " (f (some-> ratio :p50 :median) 2)
+          " | " (f (some-> summary :p99 :median ms) 2) " | " (f (some-> ratio :p99 :median) 2)
+          " | " (with-spread (:cpu-us summary) #(f % 2)) " | " (ratio-str (:cpu-us ratio))
+          " | " (bytes-str (some-> summary :alloc-bytes :median)) " | " (f (some-> ratio :alloc-bytes :median) 2)
+          " | " errors " |"))
+   [""]))
+
+(defn bench-markdown
+  "The Markdown report of a throughput run."
+  [data]
+  (str/join
+   "\n"
+   (concat
+    ["# Onager benchmark: throughput, latency, CPU and allocation per request"
+     ""]
+    (stamp-lines data "benchmark")
+    [""
+     "Every ratio is the server's figure divided by raw Vert.x's in the same round, then the median"
+     "(min–max) of those ratios; req/s and CPU are medians (min–max) of the runs. CPU µs/req is the"
+     "server JVM's user + system time (all its threads: event loops, GC, JIT) from /proc/PID/stat over"
+     "the measured run, divided by the requests wrk counted; heap alloc/req is what every thread of the"
+     "JVM allocated over the run (ThreadMXBean), divided likewise. On one server core wrk itself tops"
+     "out near raw Vert.x's rate, so req/s alone can hide a slower server: the CPU column does not."
+     ""
+     "![chart](bench.png)"
+     ""
+     "## The bars (issue 3)"
+     ""
+     "Each verdict compares a median from this run with the issue's target. From a QUICK run, or from a"
+     "machine busy with other work, a verdict is a placeholder, not a result."
+     ""
+     "| scenario | server | figure | value | target | |"
+     "|---|---|---|---|---|---|"]
+    (bar-rows data)
+    [""
+     "## Results"
+     ""]
+    (mapcat scenario-table (:scenarios data))
+    ["Reproduce: `make bench` (full), `make bench QUICK=1`, one scenario or server:"
+     "`make bench SCENARIO=plaintext SERVER=onager-event-loop`. See bench/README.md."
+     ""])))
+
+(defn- copy-to [files dir]
+  (when dir
+    (.mkdirs (io/file dir))
+    (doseq [^java.io.File file files]
+      (io/copy file (io/file dir (.getName file))))))
+
+(defn write-bench
+  "Writes bench.md, bench.json and bench.png to `dir`, and copies them to
+  `results-dir` when it is given."
+  [data dir results-dir]
+  (let [md (io/file dir "bench.md")
+        js (io/file dir "bench.json")
+        png (io/file dir "bench.png")]
+    (io/make-parents md)
+    (spit md (bench-markdown data))
+    (spit js (json/write-str data))
+    (chart/write-png data png)
+    (copy-to [md js png] results-dir)
+    (println (str "Report: " md (when results-dir (str " (and " results-dir "/)"))))
+    data))
+
+;; ---- the memory report ----
+
+(defn- memory-bars [data]
+  (let [find (fn [k id] (some #(when (= id (:id %)) %) (get data k)))
+        onager (find :heap-throughput "onager-virtual")
+        raw (find :heap-throughput "vertx")
+        rss (fn [s] (get-in s [:small :rss-mib :median]))
+        mh (find :min-heap "onager-virtual")
+        st (find :startup "onager-virtual")]
+    [["Onager (default mode) starts and serves at -Xmx8m" "smallest heap"
+      (some-> (:min-mib mh) (str " MiB")) "≤ 8 MiB"
+      (if-let [m (:min-mib mh)] (verdict m <= 8) "not measured")]
+     ["throughput at 16 MiB ÷ its own at 512 MiB" "ratio"
+      (f (get-in onager [:small-vs-large :median]) 3) "≥ 0.9"
+      (verdict (get-in onager [:small-vs-large :median]) >= 0.9)]
+     ["RSS under load at -Xmx16m ÷ raw Vert.x's" "ratio"
+      (f (when (and (rss onager) (rss raw)) (/ (rss onager) (rss raw))) 3) "≤ 1.1"
+      (verdict (when (and (rss onager) (rss raw)) (/ (rss onager) (rss raw))) <= 1.1)]
+     ["start-up to first response, from source" "seconds"
+      (f (some-> st :startup-ms :median (/ 1000.0)) 2) "≤ 1.5 s"
+      (verdict (some-> st :startup-ms :median (/ 1000.0)) <= 1.5)]]))
+
+(defn memory-markdown
+  "The Markdown report of a memory run."
+  [data]
+  (str/join
+   "\n"
+   (concat
+    ["# Onager benchmark: memory and start-up"
+     ""]
+    (stamp-lines data "memory")
+    [(str "- Server JVMs: `-XX:+UseSerialGC --enable-native-access=ALL-UNNAMED` and a fixed heap "
+          "(`-Xms` = `-Xmx`, the size named); start-up with the benchmark's 512 MiB heap.")
+     ""
+     "## The bars (issue 3)"
+     ""
+     "From a QUICK run, or from a machine busy with other work, a verdict is a placeholder, not a result."
+     ""
+     "| bar | figure | value | target | |"
+     "|---|---|---|---|---|"]
+    (for [row (memory-bars data)] (str "| " (str/join " | " row) " |"))
+    [""
+     "## Start-up: JVM launch to the first good response"
+     ""
+     (str "Median (min–max) of " (:startup-reps data) " launches per server, alternating. Onager and"
+          " ring-jetty load the demo from its Clojure sources (no AOT compilation, no CDS archive but the JDK's own).")
+     ""
+     "| server | ms to first response | ÷ Vert.x |"
+     "|---|---|---|"]
+    (let [base (some #(when (= "vertx" (:id %)) (get-in % [:startup-ms :median])) (:startup data))]
+      (for [{:keys [label startup-ms]} (:startup data)]
+        (str "| " label " | " (with-spread startup-ms #(f % 0)) " | "
+             (f (when base (/ (:median startup-ms) base)) 2) " |")))
+    (when-let [aot (seq (:aot-startup data))]
+      (concat
+       [""
+        "For comparison only (the bar is without it): the same with a JDK AOT cache (JEP 483/514) made by a"
+        "training run (`-XX:AOTCacheOutput`, then `-XX:AOTCache`); the class path is then jars only. The"
+        "cache holds the JDK's, Clojure's and the libraries' classes pre-parsed and pre-linked; the demo and"
+        "Onager's API are still compiled from their Clojure sources at every start."
+        ""
+        "| server | ms to first response |"
+        "|---|---|"]
+       (for [{:keys [label startup-ms]} aot]
+         (str "| " label " | " (with-spread startup-ms #(f % 0)) " |"))))
+    [""
+     (str "## Smallest heap that serves plaintext for " (:serve-seconds data) " s without an error")
+     ""
+     "| server | smallest -Xmx | what smaller heaps did |"
+     "|---|---|---|"]
+    (for [{:keys [label min-mib tries]} (:min-heap data)]
+      (str "| " label " | " (if min-mib (str min-mib " MiB") "none up to 64 MiB") " | "
+           (str/join "; " (for [t tries :when (not (:ok? t))] (str (:mib t) " MiB: " (:why t)))) " |"))
+    [""
+     "## Plaintext at -Xmx16m and at -Xmx512m, RSS under load"
+     ""
+     "| server | req/s at 16 MiB | req/s at 512 MiB | 16 ÷ 512 | RSS under load at 16 MiB | ÷ Vert.x | RSS at 512 MiB |"
+     "|---|---|---|---|---|---|---|"]
+    (let [base (some #(when (= "vertx" (:id %)) (get-in % [:small :rss-mib :median])) (:heap-throughput data))]
+      (for [{:keys [label small large small-vs-large]} (:heap-throughput data)]
+        (str "| " label " | " (with-spread (:rps small) count-str) " | " (with-spread (:rps large) count-str)
+             " | " (ratio-str small-vs-large)
+             " | " (f (get-in small [:rss-mib :median]) 1) " MiB"
+             " | " (f (when base (/ (get-in small [:rss-mib :median]) base)) 2)
+             " | " (f (get-in large [:rss-mib :median]) 1) " MiB |")))
+    [""
+     "RSS under load: the largest VmRSS sampled every 100 ms during the measured runs."
+     ""
+     "Reproduce: `make bench-memory` (`QUICK=1` for a short one). See bench/README.md."
+     ""])))
+
+(defn write-memory
+  "Writes memory.md and memory.json to `dir`, and copies them to
+  `results-dir` when it is given."
+  [data dir results-dir]
+  (let [md (io/file dir "memory.md")
+        js (io/file dir "memory.json")]
+    (io/make-parents md)
+    (spit md (memory-markdown data))
+    (spit js (json/write-str data))
+    (copy-to [md js] results-dir)
+    (println (str "Report: " md (when results-dir (str " (and " results-dir "/)"))))
+    data))

@@ -1,0 +1,127 @@
+(ns onager.bench.run
+  "The throughput benchmark: for each scenario, every server is started, then
+  the measured runs go round the servers (A B C A B C ...) so that whatever
+  else the machine does hits all of them alike. Each run is a warm-up and a
+  measurement; around the measurement the harness reads the server's CPU time
+  (/proc) and heap allocation (its probe)."
+  (:require [onager.bench.load :as load]
+            [onager.bench.proc :as proc]
+            [onager.bench.servers :as servers]
+            [onager.bench.stats :as stats]))
+
+(set! *warn-on-reflection* true)
+
+(defn- log [& xs]
+  (apply println xs)
+  (flush))
+
+(defn- fmt [x digits]
+  (if (nil? x) "–" (format (str "%." digits "f") (double x))))
+
+(defn measure
+  "One run of `scenario` against the started server `handle`: `warmup`
+  seconds of load not counted, then `duration` seconds measured. Returns
+  wrk's figures plus :cpu-us (server CPU µs per request, user + system),
+  :user-us (the user part alone: the JVM's own work, less disturbed by other
+  processes than the kernel's part), :alloc-bytes (heap bytes allocated per
+  request), :gc (collections during the run) and :rss-kb (resident memory at
+  the end)."
+  [handle scenario {:keys [warmup duration wrk]}]
+  (let [port (:port handle)]
+    (when (pos? (long warmup))
+      (load/run-wrk scenario port warmup wrk))
+    ;; A server that queued work during the warm-up (a bounded pool) must have
+    ;; caught up before the measured run: one request must get through first.
+    (servers/http-ok? port "/plaintext" 60000)
+    (Thread/sleep 200)
+    (let [a0 (servers/probe handle)
+          c0 (servers/cpu-times handle)
+          r (load/run-wrk scenario port duration wrk)
+          c1 (servers/cpu-times handle)
+          a1 (servers/probe handle)
+          n (long (:requests r))]
+      (when-not (servers/alive? handle)
+        (throw (ex-info (str (:id (:server handle)) " died during " (:id scenario) ":\n" (servers/log-tail handle)) {})))
+      (assoc r
+             :cpu-us (when (and c0 c1 (pos? n))
+                       (/ (* 1e6 (- (+ (double (:user c1)) (double (:system c1)))
+                                    (+ (double (:user c0)) (double (:system c0)))))
+                          n))
+             :user-us (when (and c0 c1 (pos? n)) (/ (* 1e6 (- (double (:user c1)) (double (:user c0)))) n))
+             :alloc-bytes (when (and a0 a1 (pos? n)) (/ (double (- (long (:alloc a1)) (long (:alloc a0)))) n))
+             :gc (when (and a0 a1) (- (long (:gc a1)) (long (:gc a0))))
+             :rss-kb (proc/rss-kb (:pid handle))))))
+
+(def ^:private figures
+  "The figures summarised per server: key in a run -> key in the summary."
+  {:rps :rps
+   :p50 [:latency_us :p50]
+   :p99 [:latency_us :p99]
+   :cpu-us :cpu-us
+   :user-us :user-us
+   :alloc-bytes :alloc-bytes})
+
+(defn- figure
+  "Figure `k` of `run`. A latency of 0 means wrk recorded none (it times a
+  pipelined batch only now and then): not measured."
+  [run k]
+  (let [path (figures k)
+        v (if (vector? path) (get-in run path) (get run path))]
+    (if (and (vector? path) (= :latency_us (first path)) (some? v) (zero? (double v))) nil v)))
+
+(defn summarise
+  "Adds to each server of a scenario result the median and min–max of every
+  figure, and of its ratio to the baseline's figure in the same round."
+  [servers-results]
+  (let [base (some #(when (= servers/baseline-id (:id %)) %) servers-results)]
+    (mapv (fn [{:keys [runs] :as s}]
+            (assoc s
+                   :summary (into {} (for [k (keys figures)]
+                                       [k (stats/spread (map #(figure % k) runs))]))
+                   :ratio (when base
+                            (into {} (for [k (keys figures)]
+                                       [k (stats/spread (map (fn [r b] (stats/ratio (figure r k) (figure b k)))
+                                                             runs (:runs base)))])))
+                   :errors (reduce + (map :error-count runs))))
+          servers-results)))
+
+(defn run-scenario
+  "Runs `scenario` on `server-defs` (the baseline among them): starts them
+  all, makes `runs` rounds, stops them. Returns the scenario with its
+  servers' runs and summaries."
+  [scenario server-defs {:keys [runs cpus log-dir extra-flags] :as opts}]
+  (let [defs (remove #(contains? (:skip scenario) (:id %)) server-defs)
+        handles (atom [])]
+    (log (str "== " (:id scenario) ": " (:doc scenario)))
+    (try
+      (doseq [s defs]
+        (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
+                                    :extra-flags extra-flags})]
+          (swap! handles conj h)
+          (let [ms (servers/await-ready h 120000)]
+            (log (format "   started %-18s pid %d in %.0f ms" (:id s) (:pid h) ms)))))
+      (let [results (reduce
+                     (fn [acc round]
+                       (reduce
+                        (fn [acc h]
+                          (let [r (measure h scenario opts)
+                                id (:id (:server h))]
+                            (log (format "   round %d/%d %-18s %10s req/s  p99 %7s ms  %6s µs CPU/req (user %5s)  %8s B/req%s"
+                                         round runs id (fmt (:rps r) 0)
+                                         (fmt (some-> (get-in r [:latency_us :p99]) (/ 1000.0)) 2)
+                                         (fmt (:cpu-us r) 2) (fmt (:user-us r) 2) (fmt (:alloc-bytes r) 0)
+                                         (if (pos? (long (:error-count r))) (str "  errors " (:errors r)) "")))
+                            (update acc id (fnil conj []) r)))
+                        acc @handles))
+                     {} (range 1 (inc (long runs))))]
+        (assoc (select-keys scenario [:id :label :doc :path :connections :depth :upload])
+               :servers (summarise (for [h @handles
+                                         :let [s (:server h)]]
+                                     {:id (:id s) :label (:label s) :runs (results (:id s))}))))
+      (finally
+        (run! servers/stop @handles)))))
+
+(defn run-all
+  "Runs every scenario of `scenario-defs` on `server-defs`; returns their results."
+  [scenario-defs server-defs opts]
+  (mapv #(run-scenario % server-defs opts) scenario-defs))

@@ -1,0 +1,233 @@
+package onager.bench.vertx;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.MultiMap;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.internal.buffer.BufferInternal;
+import java.nio.charset.StandardCharsets;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.zip.CRC32;
+
+/**
+ * The ceiling the benchmarks measure Onager against: the demo's endpoints in
+ * plain Java on Vert.x, written the way TechEmpower's Vert.x entry is (one
+ * verticle per event loop, strict thread mode, header names and values made
+ * once as AsciiString, the Date value made once a second, the plaintext body a
+ * constant buffer). It sends the same headers as Onager: Content-Type, Date,
+ * a six-letter Server, Content-Length.
+ *
+ * <pre>
+ *   /plaintext        "Hello, World!"
+ *   /json             {"message":"Hello, World!"}, serialised per request with Jackson
+ *   /sleep?ms=N       answers after N ms (a timer: the event loop never blocks)
+ *   /download?size=N  N bytes of the demo's repeating alphabet, made 32 KiB at a time, with back-pressure
+ *   /upload           reads the body as it arrives; answers its length and CRC-32
+ * </pre>
+ *
+ * Run: {@code java -cp CLASSPATH onager.bench.vertx.RawVertx [--port 8080]}
+ */
+public final class RawVertx extends VerticleBase implements Handler<HttpServerRequest> {
+  private static final CharSequence CONTENT_TYPE = HttpHeaders.createOptimized("content-type");
+  private static final CharSequence CONTENT_LENGTH = HttpHeaders.createOptimized("content-length");
+  private static final CharSequence SERVER = HttpHeaders.createOptimized("server");
+  private static final CharSequence DATE = HttpHeaders.createOptimized("date");
+  private static final CharSequence SERVER_NAME = HttpHeaders.createOptimized("vert.x");
+  private static final CharSequence TEXT_PLAIN = HttpHeaders.createOptimized("text/plain; charset=utf-8");
+  private static final CharSequence JSON = HttpHeaders.createOptimized("application/json");
+  private static final CharSequence OCTETS = HttpHeaders.createOptimized("application/octet-stream");
+
+  private static final Buffer HELLO = Buffer.buffer("Hello, World!", "UTF-8");
+  private static final CharSequence HELLO_LENGTH = HttpHeaders.createOptimized(String.valueOf(HELLO.length()));
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  /** The body of /json, as a record Jackson serialises. */
+  public record Message(String message) {}
+
+  private static final int CHUNK = 32 * 1024;
+  private static final int MAX_SLEEP_MS = 60_000;
+  // The alphabet, repeated: the byte at offset k of a /download body is 'a' + k mod 26, as in the demo.
+  private static final byte[] PATTERN = new byte[26 * 2048];
+
+  static {
+    for (int i = 0; i < PATTERN.length; i++) PATTERN[i] = (byte) ('a' + i % 26);
+  }
+
+  // IMF-fixdate (RFC 9110 §5.6.7), as Onager sends it.
+  private static final DateTimeFormatter IMF_FIXDATE =
+      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ENGLISH);
+
+  private final int port;
+  private CharSequence date = dateNow();
+
+  RawVertx(int port) {
+    this.port = port;
+  }
+
+  private static CharSequence dateNow() {
+    return HttpHeaders.createOptimized(IMF_FIXDATE.format(ZonedDateTime.now(ZoneOffset.UTC)));
+  }
+
+  @Override
+  public Future<?> start() {
+    vertx.setPeriodic(1000, id -> date = dateNow());
+    return vertx.createHttpServer(new HttpServerOptions()
+            .setPort(port)
+            .setHost("0.0.0.0")
+            .setTcpNoDelay(true)
+            .setHttp2ClearTextEnabled(false)
+            .setStrictThreadMode(true))
+        .requestHandler(this)
+        .listen();
+  }
+
+  @Override
+  public void handle(HttpServerRequest request) {
+    switch (request.path()) {
+      case "/plaintext" -> plaintext(request.response());
+      case "/json" -> json(request.response());
+      case "/sleep" -> sleep(request);
+      case "/download" -> download(request);
+      case "/upload" -> upload(request);
+      default -> request.response().setStatusCode(404).end();
+    }
+  }
+
+  private MultiMap head(HttpServerResponse response, CharSequence contentType) {
+    return response.headers()
+        .add(CONTENT_TYPE, contentType)
+        .add(SERVER, SERVER_NAME)
+        .add(DATE, date);
+  }
+
+  private void plaintext(HttpServerResponse response) {
+    head(response, TEXT_PLAIN).add(CONTENT_LENGTH, HELLO_LENGTH);
+    response.end(HELLO);
+  }
+
+  private void json(HttpServerResponse response) {
+    byte[] body;
+    try {
+      body = MAPPER.writeValueAsBytes(new Message("Hello, World!"));
+    } catch (Exception e) {
+      response.setStatusCode(500).end();
+      return;
+    }
+    head(response, JSON);
+    response.end(Buffer.buffer(body));
+  }
+
+  private void sleep(HttpServerRequest request) {
+    long ms = Math.min(MAX_SLEEP_MS, Math.max(0, longParam(request, "ms", 50)));
+    HttpServerResponse response = request.response();
+    vertx.setTimer(Math.max(1, ms), id -> {
+      head(response, TEXT_PLAIN);
+      response.end("slept " + ms + " ms\n");
+    });
+  }
+
+  private void download(HttpServerRequest request) {
+    long size = Math.max(0, longParam(request, "size", 1 << 20));
+    HttpServerResponse response = request.response();
+    head(response, OCTETS).add(CONTENT_LENGTH, Long.toString(size));
+    new Download(response, size).handle(null);
+  }
+
+  /** Writes a generated body a chunk at a time, pausing while the connection's queue is full. */
+  private static final class Download implements Handler<Void> {
+    private final HttpServerResponse response;
+    private final long size;
+    private long sent;
+
+    Download(HttpServerResponse response, long size) {
+      this.response = response;
+      this.size = size;
+    }
+
+    @Override
+    public void handle(Void ignored) {
+      while (sent < size) {
+        int n = (int) Math.min(CHUNK, size - sent);
+        byte[] chunk = new byte[n];
+        int off = (int) (sent % 26);
+        for (int done = 0; done < n; ) {
+          int m = Math.min(n - done, PATTERN.length - 26);
+          System.arraycopy(PATTERN, (off + done) % 26, chunk, done, m);
+          done += m;
+        }
+        sent += n;
+        // Wrapped, not copied: the array is Netty's from here on.
+        Buffer data = BufferInternal.buffer(Unpooled.wrappedBuffer(chunk));
+        if (sent == size) {
+          response.end(data);
+          return;
+        }
+        response.write(data);
+        if (response.writeQueueFull()) {
+          response.drainHandler(this);
+          return;
+        }
+      }
+      response.end();
+    }
+  }
+
+  private void upload(HttpServerRequest request) {
+    CRC32 crc = new CRC32();
+    long[] total = new long[1];
+    request.handler(chunk -> {
+      ByteBuf buf = ((BufferInternal) chunk).getByteBuf();
+      total[0] += buf.readableBytes();
+      crc.update(buf.nioBuffer());
+    });
+    request.endHandler(v -> {
+      HttpServerResponse response = request.response();
+      head(response, TEXT_PLAIN);
+      response.end(total[0] + " bytes, crc32 " + Long.toHexString(crc.getValue()) + "\n");
+    });
+  }
+
+  private static long longParam(HttpServerRequest request, String name, long fallback) {
+    String v = request.getParam(name);
+    if (v == null) return fallback;
+    try {
+      return Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      return fallback;
+    }
+  }
+
+  public static void main(String[] args) {
+    int port = 8080;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      if (args[i].equals("--port")) port = Integer.parseInt(args[i + 1]);
+      else throw new IllegalArgumentException("unknown argument " + args[i]);
+    }
+    int loops = Runtime.getRuntime().availableProcessors();
+    Vertx vertx = Vertx.vertx(new VertxOptions()
+        .setEventLoopPoolSize(loops)
+        .setPreferNativeTransport(true)
+        .setDisableTCCL(true));
+    int listenOn = port;
+    vertx.deployVerticle(() -> new RawVertx(listenOn), new DeploymentOptions().setInstances(loops))
+        .toCompletionStage().toCompletableFuture().join();
+    System.out.println("raw Vert.x listening on http://127.0.0.1:" + port + "/ (" + loops + " event loops, native "
+        + vertx.isNativeTransportEnabled() + ")");
+    System.out.flush();
+  }
+}
