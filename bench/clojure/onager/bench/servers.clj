@@ -87,7 +87,8 @@
 (defn base-classpath
   "Builds the kernel and API of `commit` (its src/main, compiled against the
   current dependencies) under target/bench-base/, once, and returns the class
-  path that runs them with the current demo and bench classes."
+  path that runs them with that commit's demo (which may need its API) and the
+  current bench classes."
   [commit]
   (let [sha (str/trim (exec! "git" "rev-parse" "--short=10" commit))
         dir (io/file "target/bench-base" sha)
@@ -95,7 +96,7 @@
         deps (str/trim (slurp "target/classpath.txt.deps"))]
     (when-not (.exists classes)
       (.mkdirs dir)
-      (exec! "sh" "-c" (str "git archive " sha " src/main | tar -x -C " (.getPath dir)))
+      (exec! "sh" "-c" (str "git archive " sha " src/main examples | tar -x -C " (.getPath dir)))
       (let [sources (->> (file-seq (io/file dir "src/main/java"))
                          (filter #(str/ends-with? (.getName ^File %) ".java"))
                          (map #(.getPath ^File %)))
@@ -106,7 +107,7 @@
         (.renameTo tmp classes)))
     {:sha sha
      :classpath (str/join ":" [(.getPath (io/file dir "src/main/clojure")) (.getPath classes) deps
-                               "target/bench-classes" "examples"])}))
+                               "target/bench-classes" (.getPath (io/file dir "examples"))])}))
 
 (defn with-base
   "`server-defs` plus, for each Onager server among them, the same server on

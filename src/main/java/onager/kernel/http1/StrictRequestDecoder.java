@@ -55,6 +55,7 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
   private boolean optionsMethod;
   private boolean folded;
   private boolean lineEnded; // the last head byte consumed was LF
+  private byte[] scratch = new byte[512];
   // Between a request's head and the end of its body: the bytes are body bytes.
   private boolean inBody;
 
@@ -96,23 +97,25 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
     lineEnded = false;
   }
 
+  // The head bytes are copied out first: read one at a time, a direct buffer costs
+  // a bounds and liveness check per byte when Netty cannot use Unsafe (JDK 25+).
   private void scanForFolding(ByteBuf in, int from, int to) {
-    if (from >= to) return;
-    if (lineEnded && isBlank(in.getByte(from))) {
+    int n = to - from;
+    if (n <= 0) return;
+    byte[] bytes = scratch;
+    if (bytes.length < n) scratch = bytes = new byte[Math.max(n, bytes.length * 2)];
+    in.getBytes(from, bytes, 0, n);
+    if (lineEnded && isBlank(bytes[0])) {
       folded = true;
       return;
     }
-    int i = from;
-    while (true) {
-      int lf = in.indexOf(i, to, (byte) '\n');
-      if (lf < 0) break;
-      if (lf + 1 < to && isBlank(in.getByte(lf + 1))) {
+    for (int i = 0; i < n - 1; i++) {
+      if (bytes[i] == '\n' && isBlank(bytes[i + 1])) {
         folded = true;
         return;
       }
-      i = lf + 1;
     }
-    lineEnded = in.getByte(to - 1) == '\n';
+    lineEnded = bytes[n - 1] == '\n';
   }
 
   private static boolean isBlank(byte b) {

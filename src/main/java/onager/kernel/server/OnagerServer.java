@@ -102,6 +102,10 @@ public final class OnagerServer implements Closeable {
         .setHttp2ClearTextEnabled(false)
         .setCompressionSupported(false)
         .setDecompressionSupported(false)
+        // No WebSockets yet: without these Vert.x leaves its WebSocket extension handler out
+        // of every connection's pipeline, a handler each read and write would pass through.
+        .setPerMessageWebSocketCompressionSupported(false)
+        .setPerFrameWebSocketCompressionSupported(false)
         .setTcpNoDelay(true)
         // Every call the kernel makes into a connection is made on its event loop (see Exchange),
         // so writes may skip Vert.x's cross-thread outbound queue.
