@@ -26,11 +26,19 @@ SOURCES := pom.xml $(shell find src/main/java -name '*.java' 2>/dev/null)
 .PHONY: run test repl jar classpath docs soak clean bench bench-micro bench-memory bench-profile
 
 # The runtime class path: Clojure sources first (edits need no rebuild), then
-# the compiled kernel, then the dependencies.
+# the compiled kernel, then the dependencies. The scope property is includeScope,
+# not mdep.includeScope: the dependency plugin Maven resolves by default (2.8)
+# ignores the latter and lists test jars too.
 $(CP_FILE): $(SOURCES)
-	@$(SHELL_FLAGS) $(MVN) -q compile dependency:build-classpath -Dmdep.includeScope=runtime \
+	@$(SHELL_FLAGS) $(MVN) -q compile dependency:build-classpath -DincludeScope=runtime \
 	  -Dmdep.outputFile=$(CP_FILE).deps 2>&1 | $(STRIP) >&2
 	@echo "src/main/clojure:target/classes:$$(cat $(CP_FILE).deps)" > $(CP_FILE)
+
+# The REPL's class path adds the tests and their libraries (JUnit, test.check).
+TEST_CP_FILE := target/test-classpath.txt
+$(TEST_CP_FILE): pom.xml
+	@$(SHELL_FLAGS) $(MVN) -q dependency:build-classpath -DincludeScope=test \
+	  -Dmdep.outputFile=$(TEST_CP_FILE) 2>&1 | $(STRIP) >&2
 
 classpath: $(CP_FILE)
 	@cat $(CP_FILE)
@@ -38,9 +46,9 @@ classpath: $(CP_FILE)
 run: $(CP_FILE)
 	java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT)
 
-repl: $(CP_FILE)
+repl: $(CP_FILE) $(TEST_CP_FILE)
 	@if command -v rlwrap >/dev/null; then wrap=rlwrap; fi; \
-	$$wrap java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples:src/test/clojure" clojure.main -r
+	$$wrap java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples:src/test/clojure:$$(cat $(TEST_CP_FILE))" clojure.main -r
 
 # NS=a.b-test,c.d-test runs only those Clojure namespaces.
 test:
@@ -63,7 +71,7 @@ soak: $(CP_FILE)
 BENCH_MICRO_CP := target/bench-micro-classpath.txt
 bench-micro: $(CP_FILE)
 	@scripts/install-bench-micro-tools
-	@$(SHELL_FLAGS) $(MVN) -q -P bench-micro dependency:build-classpath -Dmdep.includeScope=test \
+	@$(SHELL_FLAGS) $(MVN) -q -P bench-micro dependency:build-classpath -DincludeScope=test \
 	  -Dmdep.outputFile=$(BENCH_MICRO_CP) 2>&1 | $(STRIP) >&2
 	java $(JVM_OPTS) -Xms1g -Xmx1g -cp "src/main/clojure:target/classes:bench/micro:$$(cat $(BENCH_MICRO_CP))" \
 	  clojure.main -m onager.micro.main
