@@ -15,6 +15,21 @@
 
 (set! *warn-on-reflection* true)
 
+;; ---- bodies ----
+
+(defn counting-stream
+  "An InputStream of `size` bytes (read into arrays only) that counts what it
+  made into the atom `produced` and delivers true to the promise `closed` when
+  closed: a response body whose source shows how far the server pulled it."
+  ^InputStream [size produced closed]
+  (proxy [InputStream] []
+    (read
+      ([] (throw (UnsupportedOperationException.)))
+      ([^bytes buf off len]
+       (let [n (min len (- size @produced))]
+         (if (pos? n) (do (swap! produced + n) (int n)) -1))))
+    (close [] (deliver closed true))))
+
 ;; ---- servers ----
 
 (defonce ^{:doc "A Vert.x instance the matrix tests share (through :vertx), so that

@@ -6,25 +6,13 @@
   (:require [clojure.test :refer [deftest is testing]]
             [onager.server :as server]
             [onager.test-support :as ts])
-  (:import [java.io IOException InputStream]
+  (:import [java.io IOException]
            [java.util.logging Level LogRecord]
            [onager.kernel LeakRecorder]
            [io.netty.buffer PooledByteBufAllocator]))
 
 (defn- severe [logs]
   (filter #(#{Level/SEVERE Level/WARNING} (.getLevel ^LogRecord %)) logs))
-
-(defn- endless-stream
-  "An InputStream of `size` bytes that counts what it made into `produced` and
-  delivers true to `closed` when closed."
-  ^InputStream [size produced closed]
-  (proxy [InputStream] []
-    (read
-      ([] (throw (UnsupportedOperationException.)))
-      ([^bytes buf off len]
-       (let [n (min len (- size @produced))]
-         (if (pos? n) (do (swap! produced + n) (int n)) -1))))
-    (close [] (deliver closed true))))
 
 (deftest disconnect-mid-upload
   (doseq [mode [:virtual :worker :event-loop]]
@@ -60,7 +48,7 @@
             size (* 1024 1024 1024)
             answer (fn [r] (if (= "/small" (:uri r))
                              {:status 200 :body "small"}
-                             {:status 200 :body (endless-stream size produced closed)}))
+                             {:status 200 :body (ts/counting-stream size produced closed)}))
             handler (if async? (fn [r respond _] (respond (answer r))) answer)
             logs (ts/capture-logs
                   (fn []
@@ -96,7 +84,7 @@
           :when (not (and (= mode :event-loop) (not async?)))]
     (testing (str (name mode) (when async? " async"))
       (let [closed (promise)
-            answer (fn [] (Thread/sleep 300) {:status 200 :body (endless-stream 100000 (atom 0) closed)})
+            answer (fn [] (Thread/sleep 300) {:status 200 :body (ts/counting-stream 100000 (atom 0) closed)})
             handler (if async?
                       (fn [_ respond _] (Thread/startVirtualThread #(respond (answer))))
                       (fn [_] (answer)))
@@ -115,7 +103,7 @@
           handler (fn [r]
                     (deliver body-ref (java.lang.ref.WeakReference. (:body r)))
                     (slurp (:body r))
-                    {:status 200 :body (endless-stream (* 1024 1024 1024) (atom 0) (promise))})]
+                    {:status 200 :body (ts/counting-stream (* 1024 1024 1024) (atom 0) (promise))})]
       (ts/with-server [s handler {:request-timeout-ms 60000 :vertx @ts/shared-vertx}]
         (with-open [socket (ts/connect s)]
           (ts/send! socket "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")

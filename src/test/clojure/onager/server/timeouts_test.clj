@@ -164,16 +164,8 @@
 (deftest a-client-that-stops-reading-holds-nothing-for-long
   (let [produced (atom 0)
         closed (promise)
-        size (* 256 1024 1024)
-        body (fn []
-               (proxy [InputStream] []
-                 (read
-                   ([] (throw (UnsupportedOperationException.)))
-                   ([^bytes buf off len]
-                    (let [n (min len (- size @produced))]
-                      (if (pos? n) (do (swap! produced + n) (int n)) -1))))
-                 (close [] (deliver closed true))))]
-    (ts/with-server [s (fn [_] {:status 200 :body (body)}) {:idle-timeout-ms 500}]
+        size (* 256 1024 1024)]
+    (ts/with-server [s (fn [_] {:status 200 :body (ts/counting-stream size produced closed)}) {:idle-timeout-ms 500}]
       (with-open [socket (Socket.)]
         (.setReceiveBufferSize socket 4096)
         (.connect socket (java.net.InetSocketAddress. "127.0.0.1" (int (server/port s))))
