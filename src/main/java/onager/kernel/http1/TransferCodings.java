@@ -1,6 +1,7 @@
 package onager.kernel.http1;
 
 import java.util.List;
+import onager.kernel.http.Tokens;
 
 /**
  * Checks a request's Transfer-Encoding before Netty frames its body by it. The
@@ -25,7 +26,8 @@ final class TransferCodings {
         int comma = value.indexOf(',', start);
         int end = comma < 0 ? value.length() : comma;
         String coding = value.substring(start, end).strip();
-        if (coding.isEmpty() || !isToken(coding)) {
+        // A coding with parameters (";") is not a token, so not one the server knows.
+        if (!Tokens.isToken(coding)) {
           throw new RejectedRequestException(400, "invalid Transfer-Encoding \"" + value + "\"");
         }
         codings++;
@@ -41,17 +43,5 @@ final class TransferCodings {
     if (codings > 1) {
       throw new RejectedRequestException(501, "only the chunked transfer coding is implemented: " + values);
     }
-  }
-
-  // RFC 9110 §5.6.2 token; a coding with parameters (";") is not one the server knows.
-  private static boolean isToken(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-          || "!#$%&'*+-.^_`|~".indexOf(c) >= 0)) {
-        return false;
-      }
-    }
-    return true;
   }
 }

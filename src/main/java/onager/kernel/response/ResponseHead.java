@@ -6,6 +6,7 @@ import clojure.lang.Named;
 import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
 import java.util.Map;
+import onager.kernel.http.Tokens;
 
 /**
  * A response's {@code :headers} value copied onto a Vert.x response in one pass,
@@ -126,7 +127,7 @@ public final class ResponseHead extends AFn {
     }
     if (name.isEmpty()) throw new InvalidResponseException("response header name is empty");
     for (int i = 0; i < name.length(); i++) {
-      if (!isTokenChar(name.charAt(i))) {
+      if (!Tokens.isTokenChar(name.charAt(i))) {
         throw new InvalidResponseException("response header name " + ResponseMaps.quote(name)
             + " is not an HTTP token");
       }
@@ -143,19 +144,5 @@ public final class ResponseHead extends AFn {
       }
     }
     return value;
-  }
-
-  // RFC 9110 §5.6.2 tchar, as a table.
-  private static final boolean[] TCHAR = new boolean[128];
-
-  static {
-    for (char c = '0'; c <= '9'; c++) TCHAR[c] = true;
-    for (char c = 'a'; c <= 'z'; c++) TCHAR[c] = true;
-    for (char c = 'A'; c <= 'Z'; c++) TCHAR[c] = true;
-    for (char c : "!#$%&'*+-.^_`|~".toCharArray()) TCHAR[c] = true;
-  }
-
-  private static boolean isTokenChar(char c) {
-    return c < 128 && TCHAR[c];
   }
 }
