@@ -21,16 +21,18 @@ SHELL_FLAGS := set -o pipefail;
 JVM_OPTS ?= --enable-native-access=ALL-UNNAMED
 PORT ?= 8080
 CP_FILE := target/classpath.txt
-SOURCES := pom.xml $(shell find src/main/java -name '*.java' 2>/dev/null)
+SOURCES := pom.xml scripts/compile-api.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
 
 .PHONY: run test repl jar classpath docs soak clean bench bench-micro bench-memory bench-profile
 
-# The runtime class path: Clojure sources first (edits need no rebuild), then
-# the compiled kernel, then the dependencies. The scope property is includeScope,
+# The runtime class path: Clojure sources first, then the compiled kernel and
+# the API compiled from them (process-classes; Clojure loads a class only while
+# it is newer than its source, so an edit in a REPL needs no rebuild), then the
+# dependencies. The scope property is includeScope,
 # not mdep.includeScope: the dependency plugin Maven resolves by default (2.8)
 # ignores the latter and lists test jars too.
 $(CP_FILE): $(SOURCES)
-	@$(SHELL_FLAGS) $(MVN) -q compile dependency:build-classpath -DincludeScope=runtime \
+	@$(SHELL_FLAGS) $(MVN) -q process-classes dependency:build-classpath -DincludeScope=runtime \
 	  -Dmdep.outputFile=$(CP_FILE).deps 2>&1 | $(STRIP) >&2
 	@echo "src/main/clojure:target/classes:$$(cat $(CP_FILE).deps)" > $(CP_FILE)
 

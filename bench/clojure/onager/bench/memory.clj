@@ -9,8 +9,8 @@
   - start-up: the time from launching the JVM to the first good response; and,
     for comparison only, the same with a JDK AOT cache (JDK 25+, JEP 483/514)
     made by a training run: the JDK's, Clojure's and the libraries' classes
-    come pre-parsed and pre-linked from the cache, while the demo and Onager's
-    API are still compiled from their Clojure sources."
+    come pre-parsed and pre-linked from the cache (Onager's API among them, as
+    the build compiled it), while the demo is still compiled from its source."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.bench.load :as load]

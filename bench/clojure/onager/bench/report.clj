@@ -220,7 +220,8 @@
      "## Start-up: JVM launch to the first good response"
      ""
      (str "Median (min–max) of " (:startup-reps data) " launches per server, alternating. Onager and"
-          " ring-jetty load the demo from its Clojure sources (no AOT compilation, no CDS archive but the JDK's own).")
+          " ring-jetty compile the demo from its Clojure source at every start; Onager's API loads from the classes its"
+          " build compiled, as its jar ships them; no CDS archive but the JDK's own.")
      ""
      "| server | ms to first response | ÷ Vert.x |"
      "|---|---|---|"]
@@ -233,8 +234,8 @@
        [""
         "For comparison only (the bar is without it): the same with a JDK AOT cache (JEP 483/514) made by a"
         "training run (`-XX:AOTCacheOutput`, then `-XX:AOTCache`); the class path is then jars only. The"
-        "cache holds the JDK's, Clojure's and the libraries' classes pre-parsed and pre-linked; the demo and"
-        "Onager's API are still compiled from their Clojure sources at every start."
+        "cache holds the JDK's, Clojure's, Onager's and the libraries' classes pre-parsed and pre-linked; the"
+        "demo is still compiled from its Clojure source at every start."
         ""
         "| server | ms to first response |"
         "|---|---|"]

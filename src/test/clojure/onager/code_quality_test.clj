@@ -31,12 +31,19 @@
       (is (not (str/blank? (:doc (meta v)))) (str ns-sym "/" sym " has no docstring")))))
 
 (deftest no-reflection
-  (testing "loading the API and the demo with *warn-on-reflection* prints no warning"
-    (let [err (java.io.StringWriter.)]
+  (testing "compiling the API and the demo from source with *warn-on-reflection* prints no warning"
+    ;; load-file, not require: require would load the API's compiled classes,
+    ;; which are newer than the sources, and compile nothing.
+    (let [err (java.io.StringWriter.)
+          files (->> ["src/main/clojure" "examples"]
+                     (mapcat #(file-seq (io/file %)))
+                     (filter #(str/ends-with? (.getName ^java.io.File %) ".clj"))
+                     (map str)
+                     sort)]
+      (is (seq files))
       (binding [*err* err
                 *warn-on-reflection* true]
-        (doseq [ns-sym (concat api-namespaces (namespaces-under "examples"))]
-          (require ns-sym :reload)))
+        (run! load-file files))
       (is (not (str/includes? (str err) "Reflection warning")) (str err)))))
 
 (defn- readme-table [readme marker]
@@ -50,3 +57,14 @@
       (is (some #{server-options/table} (map second tables)))
       (doseq [[marker table] tables]
         (is (= (options/markdown table) (readme-table readme marker)) marker)))))
+
+(deftest the-api-is-compiled-to-classes
+  (testing "the build compiles every API namespace (scripts/compile-api.clj), so none is compiled at start-up"
+    (doseq [ns-sym api-namespaces
+            :let [path (-> (name ns-sym) (str/replace "-" "_") (str/replace "." "/"))
+                  class-url (io/resource (str path "__init.class"))
+                  source (io/file "src/main/clojure" (str path ".clj"))]]
+      (is class-url (str ns-sym " has no compiled class"))
+      (when class-url
+        (is (>= (.lastModified (io/file (.toURI class-url))) (.lastModified source))
+            (str ns-sym "'s class is older than its source"))))))
