@@ -104,6 +104,10 @@ public final class FormParams {
         else if (valueEscape >= 0) value = FormDecoding.decode(s, text, valueStart, valueEscape, end, charset, valueWide);
         else value = s.substring(valueStart, end);
         if (name != null && value != null) {
+          // The only pair (a query string of one parameter is common) needs no ParamMap.
+          if (map == null && start == 0 && end >= len) {
+            return hasValue ? new PersistentArrayMap(new Object[] {name, value}) : PersistentArrayMap.EMPTY;
+          }
           // Pairs are at least two characters apart: "a&b".
           if (map == null) map = new ParamMap(end >= len ? 1 : (len - start + 1) / 2);
           map.put(name, value);
