@@ -54,12 +54,10 @@ final class FormDecoding {
     int i = escape;
     while (i < end) {
       int c = text[i] & 0xff;
-      if (c == '+') {
-        text[out++] = ' ';
-        i++;
-      } else if (c != '%') {
+      if (c != '%') {
         if (c == '?' && s.charAt(i) != '?') return byRuns(s, start, end, charset);
-        text[out++] = (byte) c;
+        // A '+' chosen without a branch of its own: where spaces fall is hard to predict.
+        text[out++] = (byte) (c == '+' ? ' ' : c);
         i++;
       } else {
         int b = escape(text, i, end);
