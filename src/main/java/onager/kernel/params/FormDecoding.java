@@ -73,7 +73,18 @@ final class FormDecoding {
         text[out++] = (byte) b;
       }
     }
-    return new String(text, start, out - start, StandardCharsets.ISO_8859_1);
+    return latin1(text, start, out - start);
+  }
+
+  /**
+   * The Latin-1 string of {@code count} bytes from {@code offset}, through the
+   * constructor with a high byte, which copies them as they are; new
+   * String(bytes, offset, count, ISO_8859_1) gets there through a method too
+   * large to inline.
+   */
+  @SuppressWarnings("deprecation")
+  private static String latin1(byte[] bytes, int offset, int count) {
+    return new String(bytes, 0, offset, count);
   }
 
   /**
