@@ -112,6 +112,10 @@
   (testing "no = at all: no parameters; a name without = has the value \"\""
     (is (= {} (:query-params (ours (request "justtext" nil nil nil)))))
     (is (= {"flag" "" "x" "1"} (:query-params (ours (request "flag&x=1" nil nil nil))))))
+  (testing "a lone pair (parsed without the map builder) as ring-core parses it"
+    (is (= {"id" "42"} (:query-params (ours (request "id=42" nil nil nil)))))
+    (doseq [qs ["=" "a=" "=b" "%zz=1" "a=%zz" "a+b=c+d" "&a=1" "a=1&"]]
+      (is (same-as-ring? #(request qs nil nil nil)) qs)))
   (testing "a request without query string or form gets empty maps"
     (is (= {:query-params {} :form-params {} :params {}} (ours (request nil nil nil nil)))))
   (testing "many keys make a hash map that equals ring's"

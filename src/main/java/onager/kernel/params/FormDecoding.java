@@ -54,12 +54,10 @@ final class FormDecoding {
     int i = escape;
     while (i < end) {
       int c = text[i] & 0xff;
-      if (c == '+') {
-        text[out++] = ' ';
-        i++;
-      } else if (c != '%') {
+      if (c != '%') {
         if (c == '?' && s.charAt(i) != '?') return byRuns(s, start, end, charset);
-        text[out++] = (byte) c;
+        // A '+' chosen without a branch of its own: where spaces fall is hard to predict.
+        text[out++] = (byte) (c == '+' ? ' ' : c);
         i++;
       } else {
         int b = escape(text, i, end);
@@ -75,7 +73,18 @@ final class FormDecoding {
         text[out++] = (byte) b;
       }
     }
-    return new String(text, start, out - start, StandardCharsets.ISO_8859_1);
+    return latin1(text, start, out - start);
+  }
+
+  /**
+   * The Latin-1 string of {@code count} bytes from {@code offset}, through the
+   * constructor with a high byte, which copies them as they are; new
+   * String(bytes, offset, count, ISO_8859_1) gets there through a method too
+   * large to inline.
+   */
+  @SuppressWarnings("deprecation")
+  private static String latin1(byte[] bytes, int offset, int count) {
+    return new String(bytes, 0, offset, count);
   }
 
   /**

@@ -15,8 +15,13 @@ import java.nio.charset.StandardCharsets;
  * <p>The text is scanned as a copy of its Latin-1 bytes, one table lookup per
  * byte: a loop of String.charAt, which checks the string's coder on every call,
  * measured about twice as slow in a JVM running Clojure, and the copy costs
- * less than that. The copy is ours, so escapes are decoded in it, in place. The copy shows a character beyond Latin-1 as '?': a
- * name or value with one is taken from the string itself.
+ * less than that. The copy is ours, so escapes are decoded in it, in place. The
+ * copy shows a character beyond Latin-1 as '?': a name or value with one is
+ * taken from the string itself.
+ *
+ * <p>Each pair is scanned in one loop, its name and value alike: a loop for the
+ * name and another for the value, each left at a place no branch predictor can
+ * guess, measured an eighth slower on a query string of eight pairs.
  */
 public final class FormParams {
   private FormParams() {}
@@ -57,42 +62,36 @@ public final class FormParams {
     boolean anyEquals = false;
     int start = 0;
     while (start < len) {
-      // The name: up to the first '=' or '&'.
+      // One pass up to the next '&': the name runs to the first '=', the value
+      // from there. From the value's first escape on, the decoder reads every
+      // byte anyway: the '&' is found with indexOf.
+      int equals = -1;
       int nameEscape = -1;
-      boolean nameWide = false;
-      int kind = 0;
-      int i = start;
-      for (; (i = special(text, i, len)) < len; i++) {
-        kind = CLASSES[text[i] & 0xff];
-        if (kind == AMPERSAND || kind == EQUALS) break;
-        if (kind == ESCAPE) {
-          if (nameEscape < 0) nameEscape = i;
-        } else if (s.charAt(i) != '?') {
-          nameWide = true;
-        }
-      }
-      int nameEnd = i;
-      boolean hasValue = i < len && kind == EQUALS;
-      // The value: after the '=', up to the next '&'. From its first escape on,
-      // the decoder reads every byte anyway: the '&' is found with indexOf.
-      int valueStart = i + 1;
       int valueEscape = -1;
+      boolean nameWide = false;
       boolean valueWide = false;
-      if (hasValue) {
-        anyEquals = true;
-        for (i = valueStart; (i = special(text, i, len)) < len; i++) {
-          kind = CLASSES[text[i] & 0xff];
-          if (kind == EQUALS) continue;
-          if (kind == AMPERSAND) break;
-          if (kind == ESCAPE) {
-            valueEscape = i;
-            i = s.indexOf('&', i);
-            if (i < 0) i = len;
-            break;
-          }
-          if (s.charAt(i) != '?') valueWide = true;
+      int i = start;
+      for (; i < len; i++) {
+        int kind = CLASSES[text[i] & 0xff];
+        if (kind == 0) continue;
+        if (kind == AMPERSAND) break;
+        if (equals < 0) {
+          if (kind == EQUALS) equals = i;
+          else if (kind == ESCAPE) nameEscape = nameEscape < 0 ? i : nameEscape;
+          else if (s.charAt(i) != '?') nameWide = true;
+        } else if (kind == ESCAPE) {
+          valueEscape = i;
+          i = s.indexOf('&', i);
+          if (i < 0) i = len;
+          break;
+        } else if (kind == QUESTION && s.charAt(i) != '?') {
+          valueWide = true;
         }
       }
+      boolean hasValue = equals >= 0;
+      int nameEnd = hasValue ? equals : i;
+      int valueStart = equals + 1;
+      if (hasValue) anyEquals = true;
       int end = i;
       if (end > start) {
         String name;
@@ -104,6 +103,10 @@ public final class FormParams {
         else if (valueEscape >= 0) value = FormDecoding.decode(s, text, valueStart, valueEscape, end, charset, valueWide);
         else value = s.substring(valueStart, end);
         if (name != null && value != null) {
+          // The only pair (a query string of one parameter is common) needs no ParamMap.
+          if (map == null && start == 0 && end >= len) {
+            return hasValue ? new PersistentArrayMap(new Object[] {name, value}) : PersistentArrayMap.EMPTY;
+          }
           // Pairs are at least two characters apart: "a&b".
           if (map == null) map = new ParamMap(end >= len ? 1 : (len - start + 1) / 2);
           map.put(name, value);
@@ -112,12 +115,6 @@ public final class FormParams {
       start = end + 1;
     }
     return anyEquals && map != null ? map.build() : PersistentArrayMap.EMPTY;
-  }
-
-  /** The index of the first '&', '=', '%', '+' or '?' from {@code i}, or {@code len}. */
-  private static int special(byte[] text, int i, int len) {
-    while (i < len && CLASSES[text[i] & 0xff] == 0) i++;
-    return i;
   }
 
   /** Bytes at the indexes of {@code s}'s characters, '?' for those beyond Latin-1: enough to find pairs by. */

@@ -37,12 +37,26 @@ final class ParamMap {
   }
 
   void put(String name, String value) {
+    // The common case, a new name with room for it, is kept small enough for
+    // the JIT to inline it into the parser's loop.
+    int h = name.hashCode();
+    long bit = 1L << (h ^ (h >>> 16));
+    if ((seen & bit) == 0 && n < kv.length) {
+      seen |= bit;
+      kv[n] = name;
+      kv[n + 1] = value;
+      n += 2;
+    } else {
+      putAgain(name, value, h, bit);
+    }
+  }
+
+  /** A name that may have come before, or one more than the array holds. */
+  private void putAgain(String name, String value, int h, long bit) {
     if (big != null) {
       big = big.assoc(name, conj(big.valAt(name), value));
       return;
     }
-    int h = name.hashCode();
-    long bit = 1L << (h ^ (h >>> 16));
     int at = (seen & bit) == 0 ? -1 : indexOf(name, h);
     seen |= bit;
     if (at >= 0) {
@@ -60,6 +74,12 @@ final class ParamMap {
   }
 
   IPersistentMap build() {
+    // The array is full (n never grows once there is a hash map) and every name in it is new.
+    if (n == kv.length && big == null && !repeats) return new PersistentArrayMap(kv);
+    return buildOther();
+  }
+
+  private IPersistentMap buildOther() {
     if (big != null) return big.persistent();
     if (n == 0) return PersistentArrayMap.EMPTY;
     if (repeats) {
