@@ -427,8 +427,8 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
     if (s != null) {
       if (s.tooLarge()) {
         closeAfterEnd = true;
-      } else if (!s.ended()) {
-        s.discard();
+      } else {
+        s.detach();
       }
     }
     if (closeAfterEnd) {

@@ -43,7 +43,9 @@ final class ServerVerticle extends VerticleBase {
     timeouts = t;
     HttpServer server = vertx.createHttpServer(options)
         .connectionHandler(connection -> {
-          var pipeline = ((ConnectionBase) connection).channel().pipeline();
+          var channel = ((ConnectionBase) connection).channel();
+          channel.config().setAllocator(io.netty.buffer.PooledByteBufAllocator.DEFAULT);
+          var pipeline = channel.pipeline();
           pipeline.addFirst(LingeringClose.NAME, new LingeringClose());
           Http1Pipeline.install(pipeline, options.getHttp1Config(), limits);
         })
