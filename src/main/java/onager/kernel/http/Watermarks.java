@@ -10,7 +10,9 @@ package onager.kernel.http;
  * can hold per connection the fewer of them a large body needs (a 1 MiB upload in
  * :virtual mode, measured: about 40% less CPU with 1 MiB than with 256 KiB),
  * while 16 connections held at the mark still fill no more than a quarter of the
- * heap. Work resumes once the bytes held fall to {@link #LOW}.
+ * heap. Work resumes once the bytes held fall to {@link #LOW}. A request body
+ * that holds the decoder's pooled buffers, not heap copies, stops lower (see
+ * StreamingBody).
  */
 public final class Watermarks {
   private Watermarks() {}

@@ -199,15 +199,18 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
 
   // The sink owns the bytes; Vert.x hears of the end only, with the trailers if any.
   private void divert(ChannelHandlerContext ctx, HttpContent content) {
+    boolean end = content instanceof LastHttpContent;
+    // Nothing more of the body comes after its last piece: holding the client back then
+    // saves nothing, and pausing and resuming would cost two system calls.
+    if (end) diverting = false;
     ByteBuf data = content.content();
     if (data.isReadable()) {
       sink.bodyData(data);
     } else {
       data.release();
     }
-    if (content instanceof LastHttpContent last) {
-      diverting = false;
-      // Nothing more of this body can come: holding the client back saves nothing now.
+    if (end) {
+      LastHttpContent last = (LastHttpContent) content;
       resumeReading();
       ctx.fireChannelRead(last.trailingHeaders().isEmpty()
           ? LastHttpContent.EMPTY_LAST_CONTENT
