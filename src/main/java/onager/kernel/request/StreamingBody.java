@@ -79,6 +79,7 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   private boolean paused;
   private boolean resumeScheduled;
   private boolean waiting;
+  private boolean moved;
   private IOException failure;
 
   // Event-loop state: a wake-up for the reader is queued on the loop.
@@ -311,7 +312,9 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
         discarding = true;
         dropQueue();
         resumeIfDrained();
-      } else if (guard != null && !queue.isEmpty()) {
+      } else if (guard != null && !moved) {
+        // Nothing arrives after the end: from here on the queue holds heap copies only.
+        moved = true;
         int n = queue.size();
         for (int i = 0; i < n; i++) {
           ByteBuf b = queue.poll();
