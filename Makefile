@@ -21,7 +21,7 @@ SHELL_FLAGS := set -o pipefail;
 JVM_OPTS ?= --enable-native-access=ALL-UNNAMED
 PORT ?= 8080
 CP_FILE := target/classpath.txt
-SOURCES := pom.xml scripts/compile-api.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
+SOURCES := pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
 
 .PHONY: run test repl jar classpath docs soak clean bench bench-micro bench-memory bench-profile
 

@@ -7,21 +7,11 @@
             [onager.options :as options]
             [onager.server.options :as server-options]))
 
-(defn- namespaces-under
-  "The namespaces of the .clj files under `dir`."
-  [dir]
-  (let [root (.toPath (io/file dir))]
-    (->> (file-seq (io/file dir))
-         (filter #(str/ends-with? (.getName ^java.io.File %) ".clj"))
-         (map (fn [^java.io.File f]
-                (-> (str (.relativize root (.toPath f)))
-                    (str/replace #"\.clj$" "")
-                    (str/replace "/" ".")
-                    (str/replace "_" "-")
-                    symbol)))
-         sort)))
+(def ^:private clojure-sources
+  "The .clj files under a directory with their namespaces, as the build finds the API's."
+  (load-file "scripts/clojure-sources.clj"))
 
-(def ^:private api-namespaces (namespaces-under "src/main/clojure"))
+(def ^:private api-namespaces (map :ns (clojure-sources "src/main/clojure")))
 
 (deftest every-public-var-has-a-docstring
   (is (seq api-namespaces))
@@ -35,11 +25,7 @@
     ;; load-file, not require: require would load the API's compiled classes,
     ;; which are newer than the sources, and compile nothing.
     (let [err (java.io.StringWriter.)
-          files (->> ["src/main/clojure" "examples"]
-                     (mapcat #(file-seq (io/file %)))
-                     (filter #(str/ends-with? (.getName ^java.io.File %) ".clj"))
-                     (map str)
-                     sort)]
+          files (map :file (mapcat clojure-sources ["src/main/clojure" "examples"]))]
       (is (seq files))
       (binding [*err* err
                 *warn-on-reflection* true]
@@ -60,11 +46,10 @@
 
 (deftest the-api-is-compiled-to-classes
   (testing "the build compiles every API namespace (scripts/compile-api.clj), so none is compiled at start-up"
-    (doseq [ns-sym api-namespaces
-            :let [path (-> (name ns-sym) (str/replace "-" "_") (str/replace "." "/"))
-                  class-url (io/resource (str path "__init.class"))
-                  source (io/file "src/main/clojure" (str path ".clj"))]]
+    (doseq [{ns-sym :ns source :file} (clojure-sources "src/main/clojure")
+            :let [class-url (io/resource (str (str/replace (name ns-sym) #"[-.]" {"-" "_" "." "/"})
+                                              "__init.class"))]]
       (is class-url (str ns-sym " has no compiled class"))
       (when class-url
-        (is (>= (.lastModified (io/file (.toURI class-url))) (.lastModified source))
+        (is (>= (.lastModified (io/file (.toURI class-url))) (.lastModified (io/file source)))
             (str ns-sym "'s class is older than its source"))))))
