@@ -10,9 +10,7 @@ package onager.kernel.http;
  * can hold per connection the fewer of them a large body needs (a 1 MiB upload in
  * :virtual mode, measured: about 40% less CPU with 1 MiB than with 256 KiB),
  * while 16 connections held at the mark still fill no more than a quarter of the
- * heap. Work resumes once the bytes held fall to {@link #LOW}. Bodies held in the
- * pool's direct memory (a request body read from the decoder's own buffers, a
- * streamed response) stop at 256 KiB at most: see StreamingBody and ResponseStream.
+ * heap. Work resumes once the bytes held fall to {@link #LOW}.
  */
 public final class Watermarks {
   private Watermarks() {}

@@ -1,10 +1,7 @@
 package onager.kernel.request;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.internal.buffer.BufferInternal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -14,62 +11,39 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import onager.kernel.http.Watermarks;
-import onager.kernel.http1.BodySink;
-import onager.kernel.http1.ConnectionGuard;
 import onager.kernel.limits.HeapPressure;
 
 /**
  * A request body read by a blocking handler while it is still arriving.
  *
- * <p>The event loop queues the buffers that arrive; the handler's thread takes
- * them. When more than {@link #HIGH_WATER} bytes ({@link #DIRECT_HIGH_WATER} for
- * the decoder's buffers) wait unread the client is held back, so a slow handler
- * holds back the client instead of filling memory; reading back down to a
- * quarter of that lets it go on. Every call into Vert.x
- * or Netty happens on the event loop: the reader only asks for them through
- * {@code loop}. Past {@code maxBody} bytes the read fails with
- * {@link BodyTooLargeException}; while the heap is fuller than
- * {@code lowMemoryPercent} after a garbage collection, with
- * {@link LowMemoryException}; when the client breaks off, with
+ * <p>The event loop queues the buffers Vert.x delivers; the handler's thread takes
+ * them. When more than {@link #HIGH_WATER} bytes wait unread the request is
+ * paused, so a slow handler holds back the client instead of filling the heap;
+ * reading back down to {@link #LOW_WATER} resumes it. Every call into Vert.x
+ * happens on the event loop: the reader only asks for them through {@code loop}.
+ * Past {@code maxBody} bytes the read fails with {@link BodyTooLargeException};
+ * while the heap is fuller than {@code lowMemoryPercent} after a garbage
+ * collection, with {@link LowMemoryException}; when the client breaks off, with
  * {@link ClientAbortException}.
  *
- * <p>Over HTTP/1.x the buffers are the decoder's own (direct memory), taken
- * through the {@link ConnectionGuard} before Vert.x copies them to the heap: a
- * read copies each byte once, into the handler's array. They are released as
- * they are read, or when the body is dropped; what is still unread of a body
- * that has fully arrived when the exchange ends moves to the heap, since the
- * handler may read on after the connection has gone to another request. When
- * the guard cannot hand the body over, the buffers are Vert.x's heap copies.
- *
- * <p>The reader is woken only when it waits, once per batch of buffers: a socket
- * read hands over several buffers in a row (8 KiB each), and waking a blocked
- * thread costs more than copying one. The wake-up is a task on the event loop,
- * which runs after the read that queued the buffers. One read copies as much as
- * is queued, up to the length asked for.
+ * <p>The reader is woken once per batch of buffers, not once per buffer: a
+ * socket read hands over several buffers in a row (8 KiB each), and waking a
+ * blocked thread costs more than copying one. The wake-up is a task on the event
+ * loop, which runs after the read that queued the buffers.
  */
-public final class StreamingBody extends InputStream implements Runnable, BodySink {
+public final class StreamingBody extends InputStream implements Runnable {
   static final int HIGH_WATER = Watermarks.HIGH;
   static final int LOW_WATER = Watermarks.LOW;
-  // The decoder's buffers are held for less: they are carved from the pooled allocator's
-  // 4 MiB chunks, and 16 uploads holding up to 1 MiB each empty and refill whole chunks,
-  // which the pool frees and maps again (measured 28 page faults per 1 MiB upload, and
-  // about a third more CPU, against none at 256 KiB).
-  static final int DIRECT_HIGH_WATER = Math.min(HIGH_WATER, 256 << 10);
-  static final int DIRECT_LOW_WATER = DIRECT_HIGH_WATER / 4;
 
   private final HttpServerRequest request;
   private final Executor loop;
   private final long maxBody;
   private final int lowMemoryPercent;
-  // Null when the buffers come through Vert.x.
-  private final ConnectionGuard guard;
-  private final int highWater;
-  private final int lowWater;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
 
-  // Guarded by lock. The buffers' reader index marks what was read.
-  private final ArrayDeque<ByteBuf> queue = new ArrayDeque<>();
+  // Guarded by lock.
+  private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
   private int queued;
   private long received;
   private long receivedWhenAsked;
@@ -78,8 +52,6 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   private boolean discarding;
   private boolean paused;
   private boolean resumeScheduled;
-  private boolean waiting;
-  private boolean moved;
   private IOException failure;
 
   // Event-loop state: a wake-up for the reader is queued on the loop.
@@ -87,14 +59,16 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   private final Runnable wake = this::wakeReader;
 
   // The reader's own state.
+  private Buffer current;
+  private int pos;
   private boolean closed;
   private boolean continuePending;
 
   /**
-   * Wires a body to {@code request}'s events; call on the event loop, from the
-   * request handler, before the request can deliver data. {@code expectContinue}:
-   * the client waits for {@code 100 Continue}, which goes out on the first read,
-   * so that a handler that never reads never asks for the body.
+   * Wires a body to {@code request}'s events; call on the event loop before the
+   * request can deliver data. {@code expectContinue}: the client waits for
+   * {@code 100 Continue}, which goes out on the first read, so that a handler
+   * that never reads never asks for the body.
    */
   public StreamingBody(HttpServerRequest request, Executor loop, long maxBody, int lowMemoryPercent,
                        boolean expectContinue) {
@@ -103,88 +77,46 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     this.maxBody = maxBody;
     this.lowMemoryPercent = lowMemoryPercent;
     this.continuePending = expectContinue;
-    this.guard = ConnectionGuard.takeBody(request, this);
-    this.highWater = guard != null ? DIRECT_HIGH_WATER : HIGH_WATER;
-    this.lowWater = guard != null ? DIRECT_LOW_WATER : LOW_WATER;
-    if (guard == null) request.handler(this::onData);
+    request.handler(this::onData);
     request.endHandler(v -> onEnd());
     request.exceptionHandler(this::onError);
   }
 
-  // A heap copy from Vert.x: nobody else holds it, and releasing it is not needed.
   private void onData(Buffer buffer) {
-    accept(((BufferInternal) buffer).unwrap());
-  }
-
-  @Override
-  public void bodyData(ByteBuf data) {
-    accept(data);
-  }
-
-  private void accept(ByteBuf data) {
-    int n = data.readableBytes();
-    if (n == 0) {
-      drop(data);
-      return;
-    }
-    boolean keep = false;
     boolean pause = false;
     boolean close = false;
-    boolean wakeReader = false;
     lock.lock();
     try {
-      received += n;
+      received += buffer.length();
       if (received > maxBody) {
         if (!tooLarge) {
           tooLarge = true;
           failure = new BodyTooLargeException(maxBody);
-          dropQueue();
+          queue.clear();
+          queued = 0;
           pause = !paused;
           paused = true;
           close = discarding;
           changed.signalAll();
         }
-      } else if (!discarding && failure == null) {
-        keep = true;
-        queue.add(data);
-        queued += n;
-        if (queued >= highWater && !paused) {
+      } else if (!discarding) {
+        queue.add(buffer);
+        queued += buffer.length();
+        if (queued >= HIGH_WATER && !paused) {
           paused = true;
           pause = true;
         }
-        wakeReader = waiting;
       }
     } finally {
       lock.unlock();
     }
-    if (!keep) drop(data);
-    if (wakeReader && !wakeScheduled) {
+    if (!wakeScheduled) {
       wakeScheduled = true;
       loop.execute(wake);
     }
-    if (pause) holdClient();
+    if (pause) request.pause();
     // Nobody will read the rest, and what is left is over the limit: only closing ends it.
     if (close) request.connection().close();
-  }
-
-  private void holdClient() {
-    if (guard != null) {
-      guard.holdReads(this);
-    } else {
-      request.pause();
-    }
-  }
-
-  // Releases a buffer the decoder handed over; Vert.x's heap copies need nothing.
-  private void drop(ByteBuf data) {
-    if (guard != null) data.release();
-  }
-
-  // Call with the lock held.
-  private void dropQueue() {
-    ByteBuf b;
-    while ((b = queue.poll()) != null) drop(b);
-    queued = 0;
   }
 
   private void wakeReader() {
@@ -215,14 +147,13 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
             ? io
             : new ClientAbortException(0, "the connection closed before the request body ended", cause);
       }
-      dropQueue();
       changed.signalAll();
     } finally {
       lock.unlock();
     }
   }
 
-  /** Resumes the held-back client; runs on the event loop. */
+  /** Resumes the paused request; runs on the event loop. */
   @Override
   public void run() {
     lock.lock();
@@ -233,16 +164,12 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     } finally {
       lock.unlock();
     }
-    if (guard != null) {
-      guard.releaseReads(this);
-    } else {
-      request.resume();
-    }
+    request.resume();
   }
 
   // Call with the lock held.
   private void resumeIfDrained() {
-    if (paused && !resumeScheduled && !tooLarge && queued <= lowWater) {
+    if (paused && !resumeScheduled && !tooLarge && queued <= LOW_WATER) {
       resumeScheduled = true;
       loop.execute(this);
     }
@@ -291,82 +218,43 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     lock.lock();
     try {
       discarding = true;
-      dropQueue();
+      queue.clear();
+      queued = 0;
       resumeIfDrained();
     } finally {
       lock.unlock();
     }
   }
 
-  /**
-   * The exchange, or the connection, is done with this body. One still arriving
-   * is dropped (nobody will answer with it); the unread rest of one that arrived
-   * moves to the heap, so that it holds none of the connection's buffers. On the
-   * event loop.
-   */
-  @Override
-  public void detach() {
-    lock.lock();
-    try {
-      if (!ended) {
-        discarding = true;
-        dropQueue();
-        resumeIfDrained();
-      } else if (guard != null && !moved) {
-        // Nothing arrives after the end: from here on the queue holds heap copies only.
-        moved = true;
-        int n = queue.size();
-        for (int i = 0; i < n; i++) {
-          ByteBuf b = queue.poll();
-          byte[] copy = new byte[b.readableBytes()];
-          b.readBytes(copy);
-          b.release();
-          queue.add(Unpooled.wrappedBuffer(copy));
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void sendContinue() {
+  private boolean next() throws IOException {
     if (continuePending) {
       continuePending = false;
       loop.execute(() -> request.response().writeContinue());
     }
-  }
-
-  // Waits, with the lock held, until a buffer is queued (true) or the body ended (false).
-  private boolean awaitData() throws IOException {
+    lock.lock();
     try {
       while (true) {
         if (failure == null && HeapPressure.over(lowMemoryPercent)) {
           failure = new LowMemoryException(HeapPressure.percentAfterGc(), lowMemoryPercent);
-          dropQueue();
         }
         if (failure != null) throw failure;
-        if (!queue.isEmpty()) return true;
+        Buffer b = queue.poll();
+        if (b != null) {
+          queued -= b.length();
+          current = b;
+          pos = 0;
+          resumeIfDrained();
+          return true;
+        }
         if (ended) return false;
         resumeIfDrained();
-        waiting = true;
-        try {
-          changed.await();
-        } finally {
-          waiting = false;
-        }
+        changed.await();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for the request body");
-    }
-  }
-
-  // With the lock held: the head buffer's reader moved on by n bytes.
-  private void consumed(ByteBuf head, int n) {
-    queued -= n;
-    if (!head.isReadable()) {
-      queue.poll();
-      drop(head);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -377,18 +265,10 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   @Override
   public int read() throws IOException {
     ensureOpen();
-    sendContinue();
-    lock.lock();
-    try {
-      if (!awaitData()) return -1;
-      ByteBuf head = queue.peek();
-      int b = head.readByte() & 0xff;
-      consumed(head, 1);
-      resumeIfDrained();
-      return b;
-    } finally {
-      lock.unlock();
+    while (current == null || pos == current.length()) {
+      if (!next()) return -1;
     }
+    return current.getByte(pos++) & 0xff;
   }
 
   @Override
@@ -396,31 +276,22 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     Objects.checkFromIndexSize(off, len, dst.length);
     ensureOpen();
     if (len == 0) return 0;
-    sendContinue();
-    lock.lock();
-    try {
-      if (!awaitData()) return -1;
-      int copied = 0;
-      ByteBuf head;
-      while (copied < len && (head = queue.peek()) != null) {
-        int n = Math.min(len - copied, head.readableBytes());
-        head.readBytes(dst, off + copied, n);
-        copied += n;
-        consumed(head, n);
-      }
-      resumeIfDrained();
-      return copied;
-    } finally {
-      lock.unlock();
+    while (current == null || pos == current.length()) {
+      if (!next()) return -1;
     }
+    int n = Math.min(len, current.length() - pos);
+    current.getBytes(pos, pos + n, dst, off);
+    pos += n;
+    return n;
   }
 
   @Override
   public int available() throws IOException {
     ensureOpen();
+    int here = current == null ? 0 : current.length() - pos;
     lock.lock();
     try {
-      return queued;
+      return here + queued;
     } finally {
       lock.unlock();
     }
@@ -430,6 +301,7 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   public void close() {
     if (closed) return;
     closed = true;
+    current = null;
     discard();
   }
 }
