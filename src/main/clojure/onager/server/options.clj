@@ -91,9 +91,11 @@
     :default 90
     :valid? (int-in 0 100)
     :allowed "an integer from 0 to 100; 0 disables it"
-    :doc (str "While more than this percent of the heap is in use after a garbage collection, request bodies "
-              "are not read further: a body read throws an IOException and the client gets 503. A handler "
-              "reading a huge body into memory then lets go before the heap runs out for every thread.")}
+    :doc (str "While live objects may fill more than this percent of the heap (its use after the last garbage "
+              "collection plus the request-body bytes read since, checked by a collection before it refuses), "
+              "request bodies are not read further: a body read throws an IOException and the client gets 503. "
+              "A handler reading a huge body into memory then lets go before the heap runs out for every "
+              "thread.")}
    {:key :idle-timeout-ms
     :default 60000
     :valid? (int-in 0 max-int)

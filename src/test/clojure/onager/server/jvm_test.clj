@@ -40,9 +40,11 @@
     [(.statusCode r) (.body r)]))
 
 (deftest out-of-heap-in-one-request-does-not-stop-the-server
-  (doseq [mode ["virtual" "event-loop"]]
-    (testing (str mode ": a handler that reads a 256 MiB body into a 64 MiB heap fails alone, again and again")
-      (let [app (jvm/start (into ["-Xmx64m" "-XX:+UseSerialGC"] jvm/leak-detection)
+  ;; With a young generation half the heap, a reader keeping every byte reads 32 MiB between two
+  ;; collections, more than the heap has left after the second: the collections' figures alone miss it.
+  (doseq [[mode gc-opts] [["virtual" []] ["event-loop" []] ["virtual" ["-XX:NewRatio=1"]]]]
+    (testing (str mode " " gc-opts ": a handler that reads a 256 MiB body into a 64 MiB heap fails alone, again and again")
+      (let [app (jvm/start (-> ["-Xmx64m" "-XX:+UseSerialGC"] (into gc-opts) (into jvm/leak-detection))
                            'onager.fault-app "0" (str (* 1024 1024 1024)) mode)]
         (try
           (is (= [200 "ok\n"] (post-zeros app "/ok" 10)))

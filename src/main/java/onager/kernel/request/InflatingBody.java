@@ -7,13 +7,15 @@ import java.util.Objects;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.InflaterInputStream;
 import java.util.zip.ZipException;
+import onager.kernel.limits.HeapPressure;
 
 /**
  * A request body sent with Content-Encoding gzip or deflate, decompressed as the
  * handler reads it, on the handler's thread and into the handler's buffer: a
  * small body that would inflate to gigabytes (a "zip bomb") costs no more
  * memory than any other, and {@code :max-body} counts the decompressed bytes,
- * so reading past it throws {@link BodyTooLargeException} (413). A body that is
+ * so reading past it throws {@link BodyTooLargeException} (413); the heap
+ * counts them too ({@link LowMemoryException}, 503). A body that is
  * not valid gzip or deflate throws {@link ClientAbortException} (400).
  */
 public final class InflatingBody extends InputStream {
@@ -23,13 +25,15 @@ public final class InflatingBody extends InputStream {
   private final InputStream raw;
   private final Coding coding;
   private final long maxBody;
+  private final int lowMemoryPercent;
   private InputStream inflater;
   private long produced;
 
-  public InflatingBody(InputStream raw, Coding coding, long maxBody) {
+  public InflatingBody(InputStream raw, Coding coding, long maxBody, int lowMemoryPercent) {
     this.raw = raw;
     this.coding = coding;
     this.maxBody = maxBody;
+    this.lowMemoryPercent = lowMemoryPercent;
   }
 
   /**
@@ -69,6 +73,8 @@ public final class InflatingBody extends InputStream {
   public int read(byte[] dst, int off, int len) throws IOException {
     Objects.checkFromIndexSize(off, len, dst.length);
     if (len == 0) return 0;
+    // One compressed read can inflate to megabytes, so the heap is checked here too, not only by raw.
+    if (HeapPressure.over(lowMemoryPercent)) throw new LowMemoryException(HeapPressure.percent(), lowMemoryPercent);
     int n;
     try {
       // One byte past the limit is enough to know the body is over it.
@@ -78,6 +84,7 @@ public final class InflatingBody extends InputStream {
     }
     if (n > 0) {
       produced += n;
+      HeapPressure.taken(n);
       if (produced > maxBody) throw new BodyTooLargeException(maxBody);
     }
     return n;

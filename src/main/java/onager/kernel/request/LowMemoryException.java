@@ -3,8 +3,8 @@ package onager.kernel.request;
 import java.io.IOException;
 
 /**
- * Reading a request body failed because the heap was nearly full after a
- * garbage collection (over {@code :low-memory-percent}): whatever the reader
+ * Reading a request body failed because the live objects may nearly fill the
+ * heap (over {@code :low-memory-percent}, see {@code HeapPressure}): whatever the reader
  * holds is better let go now than when every thread runs out. The client gets
  * 503 Service Unavailable.
  */
@@ -12,7 +12,7 @@ public final class LowMemoryException extends IOException {
   private static final long serialVersionUID = 1L;
 
   public LowMemoryException(int percent, int limitPercent) {
-    super("the heap is " + percent + "% full after garbage collection, over :low-memory-percent " + limitPercent
+    super("live objects may fill " + percent + "% of the heap, over :low-memory-percent " + limitPercent
         + "; the request body is not read further");
   }
 

@@ -22,8 +22,8 @@ import onager.kernel.limits.HeapPressure;
  * reading back down to {@link #LOW_WATER} resumes it. Every call into Vert.x
  * happens on the event loop: the reader only asks for them through {@code loop}.
  * Past {@code maxBody} bytes the read fails with {@link BodyTooLargeException};
- * while the heap is fuller than {@code lowMemoryPercent} after a garbage
- * collection, with {@link LowMemoryException}; when the client breaks off, with
+ * while the live objects may fill more than {@code lowMemoryPercent} of the
+ * heap (see {@link HeapPressure}), with {@link LowMemoryException}; when the client breaks off, with
  * {@link ClientAbortException}.
  *
  * <p>The reader is woken once per batch of buffers, not once per buffer: a
@@ -235,12 +235,13 @@ public final class StreamingBody extends InputStream implements Runnable {
     try {
       while (true) {
         if (failure == null && HeapPressure.over(lowMemoryPercent)) {
-          failure = new LowMemoryException(HeapPressure.percentAfterGc(), lowMemoryPercent);
+          failure = new LowMemoryException(HeapPressure.percent(), lowMemoryPercent);
         }
         if (failure != null) throw failure;
         Buffer b = queue.poll();
         if (b != null) {
           queued -= b.length();
+          HeapPressure.taken(b.length());
           current = b;
           pos = 0;
           resumeIfDrained();

@@ -149,7 +149,7 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
 
   /** The body was sent compressed: the handler reads it decompressed, :max-body counting the result. */
   void inflateBody(InflatingBody.Coding coding) {
-    body = new InflatingBody(body, coding, server.maxBody);
+    body = new InflatingBody(body, coding, server.maxBody, server.lowMemoryPercent);
   }
 
   /** Receives the whole body, then runs the handler on the event loop. */
@@ -159,14 +159,15 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
     request.handler(chunk -> {
       if (state != OPEN) return;
       buffered.add(chunk);
+      HeapPressure.taken(chunk.length());
       if (buffered.size() > server.maxBody && claim()) {
         LOG.log(System.Logger.Level.DEBUG, "413: request body over :max-body on {0}", request.uri());
         buffered.discard();
         closeAfterEnd = true;
         finished(ResponseWriter.endError(response, 413, server.serverHeader, true));
       } else if (HeapPressure.over(server.lowMemoryPercent) && claim()) {
-        LOG.log(System.Logger.Level.WARNING, "503: the heap is {0}% full after garbage collection, over"
-            + " :low-memory-percent; the body of {1} {2} is not received further", HeapPressure.percentAfterGc(),
+        LOG.log(System.Logger.Level.WARNING, "503: live objects may fill {0}% of the heap, over"
+            + " :low-memory-percent; the body of {1} {2} is not received further", HeapPressure.percent(),
             request.method(), request.uri());
         buffered.discard();
         closeAfterEnd = true;
