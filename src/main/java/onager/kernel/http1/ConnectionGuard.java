@@ -1,16 +1,22 @@
 package onager.kernel.http1;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.impl.ConnectionBase;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import onager.kernel.request.ClientAbortException;
@@ -38,6 +44,13 @@ import onager.kernel.request.ClientAbortException;
  *
  * <p>One timer per connection ticks at a quarter of the shortest timeout; the
  * per-request work is a few field writes, with no clock read and no timer set.
+ *
+ * <p>It also hands a request body to a {@link BodySink} that asks for it while
+ * the request is being dispatched ({@link #takeBody}): the decoder's buffers go
+ * to the sink as they are, and Vert.x sees only the body's end. Vert.x would
+ * otherwise copy each 8 KiB piece from the socket's direct buffer to a new heap
+ * array before the handler copies it once more into its own. The sink holds back
+ * the client through {@link #holdReads} and {@link #releaseReads}.
  */
 public final class ConnectionGuard extends ChannelDuplexHandler implements Runnable {
   static final String NAME = "onager-guard";
@@ -74,6 +87,14 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   private long lastProgress;
   private long lastPending;
 
+  // The body last handed to a sink, until the connection lets go of it; whether its
+  // bytes are still coming; whether a request head with a body is being dispatched;
+  // whether reading is paused for the sink.
+  private BodySink sink;
+  private boolean diverting;
+  private boolean dispatching;
+  private boolean holding;
+
   public ConnectionGuard(Http1Limits limits) {
     this.headerTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.headerTimeoutMs());
     this.bodyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.bodyTimeoutMs());
@@ -100,11 +121,13 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
     stop();
+    letGoOfBody();
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     stop();
+    letGoOfBody();
     ctx.fireChannelInactive();
   }
 
@@ -125,12 +148,83 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
     }
   }
 
+  // ---- the request body, handed to a sink ----
+
+  /**
+   * Hands the body of {@code request} to {@code sink} from now on, and returns the
+   * guard to ask for pauses; null when the body comes through Vert.x instead (no
+   * guard on the connection, or the request was not dispatched as its head
+   * arrived, so part of its body may already wait in Vert.x). Call on the event
+   * loop from the request handler.
+   */
+  public static ConnectionGuard takeBody(HttpServerRequest request, BodySink sink) {
+    if (!(request.connection() instanceof ConnectionBase connection)) return null;
+    ChannelHandler handler = connection.channel().pipeline().get(NAME);
+    if (!(handler instanceof ConnectionGuard guard) || !guard.dispatching) return null;
+    guard.dispatching = false;
+    guard.sink = sink;
+    guard.diverting = true;
+    return guard;
+  }
+
+  /** Stops reading from the client while {@code from}'s body is still coming. On the event loop. */
+  public void holdReads(BodySink from) {
+    if (from == sink && diverting && !holding) {
+      holding = true;
+      ctx.channel().config().setAutoRead(false);
+    }
+  }
+
+  /** Reads on after {@link #holdReads}. On the event loop. */
+  public void releaseReads(BodySink from) {
+    if (from == sink) resumeReading();
+  }
+
+  private void resumeReading() {
+    if (holding) {
+      holding = false;
+      ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  private void letGoOfBody() {
+    BodySink s = sink;
+    if (s != null) {
+      sink = null;
+      diverting = false;
+      resumeReading();
+      s.detach();
+    }
+  }
+
+  // The sink owns the bytes; Vert.x hears of the end only, with the trailers if any.
+  private void divert(ChannelHandlerContext ctx, HttpContent content) {
+    boolean end = content instanceof LastHttpContent;
+    // Nothing more of the body comes after its last piece: holding the client back then
+    // saves nothing, and pausing and resuming would cost two system calls.
+    if (end) diverting = false;
+    ByteBuf data = content.content();
+    if (data.isReadable()) {
+      sink.bodyData(data);
+    } else {
+      data.release();
+    }
+    if (end) {
+      LastHttpContent last = (LastHttpContent) content;
+      resumeReading();
+      ctx.fireChannelRead(last.trailingHeaders().isEmpty()
+          ? LastHttpContent.EMPTY_LAST_CONTENT
+          : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, last.trailingHeaders()));
+    }
+  }
+
   // ---- what goes in and out ----
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     active = true;
     if (msg instanceof HttpRequest request) {
+      letGoOfBody();
       owed++;
       headPending = false;
       // A request the decoder refused has no body to wait for: the connection closes after its 400.
@@ -138,6 +232,16 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       bodyOf = bodyPending ? request : null;
       continued = false;
       bodyMoved = true;
+      if (bodyPending) {
+        // Vert.x runs the request handler within this call when no response is in progress.
+        dispatching = true;
+        try {
+          ctx.fireChannelRead(msg);
+        } finally {
+          dispatching = false;
+        }
+        return;
+      }
     } else if (msg instanceof HttpContent content) {
       if (content.decoderResult().isFailure()) {
         Throwable cause = content.decoderResult().cause();
@@ -149,6 +253,10 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       if (msg instanceof LastHttpContent) {
         bodyPending = false;
         bodyOf = null;
+      }
+      if (diverting) {
+        divert(ctx, content);
+        return;
       }
     }
     ctx.fireChannelRead(msg);

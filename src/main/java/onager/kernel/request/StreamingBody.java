@@ -1,7 +1,10 @@
 package onager.kernel.request;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.internal.buffer.BufferInternal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -11,39 +14,59 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import onager.kernel.http.Watermarks;
+import onager.kernel.http1.BodySink;
+import onager.kernel.http1.ConnectionGuard;
 import onager.kernel.limits.HeapPressure;
 
 /**
  * A request body read by a blocking handler while it is still arriving.
  *
- * <p>The event loop queues the buffers Vert.x delivers; the handler's thread takes
- * them. When more than {@link #HIGH_WATER} bytes wait unread the request is
- * paused, so a slow handler holds back the client instead of filling the heap;
- * reading back down to {@link #LOW_WATER} resumes it. Every call into Vert.x
- * happens on the event loop: the reader only asks for them through {@code loop}.
- * Past {@code maxBody} bytes the read fails with {@link BodyTooLargeException};
- * while the live objects may fill more than {@code lowMemoryPercent} of the
- * heap (see {@link HeapPressure}), with {@link LowMemoryException}; when the client breaks off, with
+ * <p>The event loop queues the buffers that arrive; the handler's thread takes
+ * them. When more than {@link #HIGH_WATER} bytes ({@link #DIRECT_HIGH_WATER} for
+ * the decoder's buffers) wait unread the client is held back, so a slow handler
+ * holds back the client instead of filling memory; reading back down to a
+ * quarter of that lets it go on. Every call into Vert.x
+ * or Netty happens on the event loop: the reader only asks for them through
+ * {@code loop}. Past {@code maxBody} bytes the read fails with
+ * {@link BodyTooLargeException}; while the live objects may fill more than
+ * {@code lowMemoryPercent} of the heap (see {@link HeapPressure}), with
+ * {@link LowMemoryException}; when the client breaks off, with
  * {@link ClientAbortException}.
  *
- * <p>The reader is woken once per batch of buffers, not once per buffer: a
- * socket read hands over several buffers in a row (8 KiB each), and waking a
- * blocked thread costs more than copying one. The wake-up is a task on the event
- * loop, which runs after the read that queued the buffers.
+ * <p>Over HTTP/1.x the buffers are the decoder's own (direct memory), taken
+ * through the {@link ConnectionGuard} before Vert.x copies them to the heap: a
+ * read copies each byte once, into the handler's array. They are released as
+ * they are read, or when the body is dropped; what is still unread of a body
+ * that has fully arrived when the exchange ends moves to the heap, since the
+ * handler may read on after the connection has gone to another request. When
+ * the guard cannot hand the body over, the buffers are Vert.x's heap copies.
+ *
+ * <p>The reader is woken only when it waits, once per batch of buffers: a socket
+ * read hands over several buffers in a row (8 KiB each), and waking a blocked
+ * thread costs more than copying one. The wake-up is a task on the event loop,
+ * which runs after the read that queued the buffers. One read copies as much as
+ * is queued, up to the length asked for.
  */
-public final class StreamingBody extends InputStream implements Runnable {
+public final class StreamingBody extends InputStream implements Runnable, BodySink {
   static final int HIGH_WATER = Watermarks.HIGH;
   static final int LOW_WATER = Watermarks.LOW;
+  // The decoder's buffers are the pool's direct memory, held for less (see Watermarks).
+  static final int DIRECT_HIGH_WATER = Watermarks.DIRECT_HIGH;
+  static final int DIRECT_LOW_WATER = Watermarks.DIRECT_LOW;
 
   private final HttpServerRequest request;
   private final Executor loop;
   private final long maxBody;
   private final int lowMemoryPercent;
+  // Null when the buffers come through Vert.x.
+  private final ConnectionGuard guard;
+  private final int highWater;
+  private final int lowWater;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
 
-  // Guarded by lock.
-  private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
+  // Guarded by lock. The buffers' reader index marks what was read.
+  private final ArrayDeque<ByteBuf> queue = new ArrayDeque<>();
   private int queued;
   private long received;
   private long receivedWhenAsked;
@@ -52,6 +75,8 @@ public final class StreamingBody extends InputStream implements Runnable {
   private boolean discarding;
   private boolean paused;
   private boolean resumeScheduled;
+  private boolean waiting;
+  private boolean moved;
   private IOException failure;
 
   // Event-loop state: a wake-up for the reader is queued on the loop.
@@ -59,16 +84,14 @@ public final class StreamingBody extends InputStream implements Runnable {
   private final Runnable wake = this::wakeReader;
 
   // The reader's own state.
-  private Buffer current;
-  private int pos;
   private boolean closed;
   private boolean continuePending;
 
   /**
-   * Wires a body to {@code request}'s events; call on the event loop before the
-   * request can deliver data. {@code expectContinue}: the client waits for
-   * {@code 100 Continue}, which goes out on the first read, so that a handler
-   * that never reads never asks for the body.
+   * Wires a body to {@code request}'s events; call on the event loop, from the
+   * request handler, before the request can deliver data. {@code expectContinue}:
+   * the client waits for {@code 100 Continue}, which goes out on the first read,
+   * so that a handler that never reads never asks for the body.
    */
   public StreamingBody(HttpServerRequest request, Executor loop, long maxBody, int lowMemoryPercent,
                        boolean expectContinue) {
@@ -77,46 +100,88 @@ public final class StreamingBody extends InputStream implements Runnable {
     this.maxBody = maxBody;
     this.lowMemoryPercent = lowMemoryPercent;
     this.continuePending = expectContinue;
-    request.handler(this::onData);
+    this.guard = ConnectionGuard.takeBody(request, this);
+    this.highWater = guard != null ? DIRECT_HIGH_WATER : HIGH_WATER;
+    this.lowWater = guard != null ? DIRECT_LOW_WATER : LOW_WATER;
+    if (guard == null) request.handler(this::onData);
     request.endHandler(v -> onEnd());
     request.exceptionHandler(this::onError);
   }
 
+  // A heap copy from Vert.x: nobody else holds it, and releasing it is not needed.
   private void onData(Buffer buffer) {
+    accept(((BufferInternal) buffer).unwrap());
+  }
+
+  @Override
+  public void bodyData(ByteBuf data) {
+    accept(data);
+  }
+
+  private void accept(ByteBuf data) {
+    int n = data.readableBytes();
+    if (n == 0) {
+      drop(data);
+      return;
+    }
+    boolean keep = false;
     boolean pause = false;
     boolean close = false;
+    boolean wakeReader = false;
     lock.lock();
     try {
-      received += buffer.length();
+      received += n;
       if (received > maxBody) {
         if (!tooLarge) {
           tooLarge = true;
           failure = new BodyTooLargeException(maxBody);
-          queue.clear();
-          queued = 0;
+          dropQueue();
           pause = !paused;
           paused = true;
           close = discarding;
           changed.signalAll();
         }
-      } else if (!discarding) {
-        queue.add(buffer);
-        queued += buffer.length();
-        if (queued >= HIGH_WATER && !paused) {
+      } else if (!discarding && failure == null) {
+        keep = true;
+        queue.add(data);
+        queued += n;
+        if (queued >= highWater && !paused) {
           paused = true;
           pause = true;
         }
+        wakeReader = waiting;
       }
     } finally {
       lock.unlock();
     }
-    if (!wakeScheduled) {
+    if (!keep) drop(data);
+    if (wakeReader && !wakeScheduled) {
       wakeScheduled = true;
       loop.execute(wake);
     }
-    if (pause) request.pause();
+    if (pause) holdClient();
     // Nobody will read the rest, and what is left is over the limit: only closing ends it.
     if (close) request.connection().close();
+  }
+
+  private void holdClient() {
+    if (guard != null) {
+      guard.holdReads(this);
+    } else {
+      request.pause();
+    }
+  }
+
+  // Releases a buffer the decoder handed over; Vert.x's heap copies need nothing.
+  private void drop(ByteBuf data) {
+    if (guard != null) data.release();
+  }
+
+  // Call with the lock held.
+  private void dropQueue() {
+    ByteBuf b;
+    while ((b = queue.poll()) != null) drop(b);
+    queued = 0;
   }
 
   private void wakeReader() {
@@ -147,13 +212,14 @@ public final class StreamingBody extends InputStream implements Runnable {
             ? io
             : new ClientAbortException(0, "the connection closed before the request body ended", cause);
       }
+      dropQueue();
       changed.signalAll();
     } finally {
       lock.unlock();
     }
   }
 
-  /** Resumes the paused request; runs on the event loop. */
+  /** Resumes the held-back client; runs on the event loop. */
   @Override
   public void run() {
     lock.lock();
@@ -164,12 +230,16 @@ public final class StreamingBody extends InputStream implements Runnable {
     } finally {
       lock.unlock();
     }
-    request.resume();
+    if (guard != null) {
+      guard.releaseReads(this);
+    } else {
+      request.resume();
+    }
   }
 
   // Call with the lock held.
   private void resumeIfDrained() {
-    if (paused && !resumeScheduled && !tooLarge && queued <= LOW_WATER) {
+    if (paused && !resumeScheduled && !tooLarge && queued <= lowWater) {
       resumeScheduled = true;
       loop.execute(this);
     }
@@ -218,44 +288,82 @@ public final class StreamingBody extends InputStream implements Runnable {
     lock.lock();
     try {
       discarding = true;
-      queue.clear();
-      queued = 0;
+      dropQueue();
       resumeIfDrained();
     } finally {
       lock.unlock();
     }
   }
 
-  private boolean next() throws IOException {
+  /**
+   * The exchange, or the connection, is done with this body. One still arriving
+   * is dropped (nobody will answer with it); the unread rest of one that arrived
+   * moves to the heap, so that it holds none of the connection's buffers. On the
+   * event loop.
+   */
+  @Override
+  public void detach() {
+    lock.lock();
+    try {
+      if (!ended) {
+        discarding = true;
+        dropQueue();
+        resumeIfDrained();
+      } else if (guard != null && !moved) {
+        // Nothing arrives after the end: from here on the queue holds heap copies only.
+        moved = true;
+        int n = queue.size();
+        for (int i = 0; i < n; i++) {
+          ByteBuf b = queue.poll();
+          byte[] copy = new byte[b.readableBytes()];
+          b.readBytes(copy);
+          b.release();
+          queue.add(Unpooled.wrappedBuffer(copy));
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void sendContinue() {
     if (continuePending) {
       continuePending = false;
       loop.execute(() -> request.response().writeContinue());
     }
-    lock.lock();
+  }
+
+  // Waits, with the lock held, until a buffer is queued (true) or the body ended (false).
+  private boolean awaitData() throws IOException {
     try {
       while (true) {
         if (failure == null && HeapPressure.over(lowMemoryPercent)) {
           failure = new LowMemoryException(HeapPressure.percent(), lowMemoryPercent);
+          dropQueue();
         }
         if (failure != null) throw failure;
-        Buffer b = queue.poll();
-        if (b != null) {
-          queued -= b.length();
-          HeapPressure.taken(b.length());
-          current = b;
-          pos = 0;
-          resumeIfDrained();
-          return true;
-        }
+        if (!queue.isEmpty()) return true;
         if (ended) return false;
         resumeIfDrained();
-        changed.await();
+        waiting = true;
+        try {
+          changed.await();
+        } finally {
+          waiting = false;
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for the request body");
-    } finally {
-      lock.unlock();
+    }
+  }
+
+  // With the lock held: the head buffer's reader moved on by n bytes.
+  private void consumed(ByteBuf head, int n) {
+    queued -= n;
+    if (!head.isReadable()) {
+      queue.poll();
+      drop(head);
     }
   }
 
@@ -266,10 +374,19 @@ public final class StreamingBody extends InputStream implements Runnable {
   @Override
   public int read() throws IOException {
     ensureOpen();
-    while (current == null || pos == current.length()) {
-      if (!next()) return -1;
+    sendContinue();
+    lock.lock();
+    try {
+      if (!awaitData()) return -1;
+      ByteBuf head = queue.peek();
+      int b = head.readByte() & 0xff;
+      consumed(head, 1);
+      HeapPressure.taken(1);
+      resumeIfDrained();
+      return b;
+    } finally {
+      lock.unlock();
     }
-    return current.getByte(pos++) & 0xff;
   }
 
   @Override
@@ -277,22 +394,32 @@ public final class StreamingBody extends InputStream implements Runnable {
     Objects.checkFromIndexSize(off, len, dst.length);
     ensureOpen();
     if (len == 0) return 0;
-    while (current == null || pos == current.length()) {
-      if (!next()) return -1;
+    sendContinue();
+    lock.lock();
+    try {
+      if (!awaitData()) return -1;
+      int copied = 0;
+      ByteBuf head;
+      while (copied < len && (head = queue.peek()) != null) {
+        int n = Math.min(len - copied, head.readableBytes());
+        head.readBytes(dst, off + copied, n);
+        copied += n;
+        consumed(head, n);
+      }
+      HeapPressure.taken(copied);
+      resumeIfDrained();
+      return copied;
+    } finally {
+      lock.unlock();
     }
-    int n = Math.min(len, current.length() - pos);
-    current.getBytes(pos, pos + n, dst, off);
-    pos += n;
-    return n;
   }
 
   @Override
   public int available() throws IOException {
     ensureOpen();
-    int here = current == null ? 0 : current.length() - pos;
     lock.lock();
     try {
-      return here + queued;
+      return queued;
     } finally {
       lock.unlock();
     }
@@ -302,7 +429,6 @@ public final class StreamingBody extends InputStream implements Runnable {
   public void close() {
     if (closed) return;
     closed = true;
-    current = null;
     discard();
   }
 }

@@ -1,11 +1,13 @@
 package onager.kernel.response;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -15,8 +17,13 @@ import onager.kernel.http.Watermarks;
  * The OutputStream a streamed response body is written to, from a thread that may
  * block (a virtual thread or a worker, never the event loop).
  *
- * <p>Bytes collect in a {@link #CHUNK}-byte array that is handed, not copied, to
- * the event loop when full or on {@code flush}. Chunks handed over while the
+ * <p>Bytes collect in one {@link #CHUNK}-byte array, the stream's own for its
+ * whole life; when it is full, or on {@code flush}, its bytes are copied to a
+ * buffer of the connection's pooled direct memory, just as long, which is handed
+ * to the event loop and taken by the socket as it is (a short flush goes as a
+ * heap copy, see {@link #DIRECT_MIN}). (Netty would make the same
+ * copy of a heap chunk; a new array per chunk would also be zeroed by the JVM
+ * and collected, a megabyte of each for a 1 MiB body.) Chunks handed over while the
  * loop has not yet taken the previous ones join them: a producer faster than the
  * loop costs one event-loop task (and one wake-up of the loop) per batch, not
  * per chunk. (One write per batch would be cheaper still, but a composite of
@@ -24,7 +31,7 @@ import onager.kernel.http.Watermarks;
  *
  * <p>Once more than {@link #HIGH_WATER} bytes are handed over and not yet written
  * to the socket, the writer waits until they drain below {@link #LOW_WATER}
- * (see {@link Watermarks}): a slow client slows the body's source instead of
+ * (see {@link Watermarks}, and below): a slow client slows the body's source instead of
  * filling the heap. After the connection fails, every write throws.
  *
  * <p>When the handler declared a Content-Length, the body must be exactly that
@@ -35,10 +42,16 @@ public final class ResponseStream extends OutputStream {
   // 64 KiB: half the writes, tasks and completions of 32 KiB, measured about 10% less
   // CPU for a 1 MiB body; what one socket read or write moves at most anyway.
   static final int CHUNK = 64 * 1024;
-  static final long HIGH_WATER = Watermarks.HIGH;
-  static final long LOW_WATER = Watermarks.LOW;
+  // A flush of fewer bytes (a line of a server-sent event stream) goes out as a small
+  // heap copy, which Netty copies again on the event loop: a pooled buffer costs more
+  // to take and give back than so few bytes cost to copy.
+  static final int DIRECT_MIN = 4096;
+  // The chunks are the pool's direct memory, held for less (see Watermarks).
+  static final long HIGH_WATER = Watermarks.DIRECT_HIGH;
+  static final long LOW_WATER = Watermarks.DIRECT_LOW;
 
   private final ChunkSink sink;
+  private final ByteBufAllocator alloc;
   private final long declaredLength;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition drained = lock.newCondition();
@@ -60,9 +73,13 @@ public final class ResponseStream extends OutputStream {
   private boolean headSent;
   private boolean closed;
 
-  /** {@code declaredLength}: the handler's Content-Length, or -1 when it declared none. */
-  public ResponseStream(ChunkSink sink, long declaredLength) {
+  /**
+   * {@code alloc}: the connection's allocator, for the chunks; {@code declaredLength}:
+   * the handler's Content-Length, or -1 when it declared none.
+   */
+  public ResponseStream(ChunkSink sink, ByteBufAllocator alloc, long declaredLength) {
     this.sink = sink;
+    this.alloc = alloc;
     this.declaredLength = declaredLength;
   }
 
@@ -173,18 +190,27 @@ public final class ResponseStream extends OutputStream {
   }
 
   private void send(boolean last) throws IOException {
-    byte[] data = buf;
     int length = pos;
-    buf = null;
     pos = 0;
+    ByteBuf data = null;
+    if (length >= DIRECT_MIN) {
+      data = alloc.directBuffer(length, length);
+      data.writeBytes(buf, 0, length);
+    } else if (length > 0) {
+      data = Unpooled.wrappedBuffer(Arrays.copyOf(buf, length));
+    }
+    if (last) buf = null;
     boolean first = !headSent;
     headSent = true;
     boolean request;
     lock.lock();
     try {
-      if (failure != null) throw failure;
+      if (failure != null) {
+        if (data != null) data.release();
+        throw failure;
+      }
       inFlight += length;
-      if (length > 0) pending.add(Unpooled.wrappedBuffer(data, 0, length));
+      if (data != null) pending.add(data);
       pendingLength += length;
       pendingFirst |= first;
       pendingLast |= last;

@@ -14,6 +14,7 @@ import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.internal.http.HttpServerRequestInternal;
 import io.vertx.core.net.HostAndPort;
 import io.vertx.core.net.SocketAddress;
+import io.vertx.core.net.impl.ConnectionBase;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -428,8 +429,8 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
     if (s != null) {
       if (s.tooLarge()) {
         closeAfterEnd = true;
-      } else if (!s.ended()) {
-        s.discard();
+      } else {
+        s.detach();
       }
     }
     if (closeAfterEnd) {
@@ -440,7 +441,8 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
   // ---- streamed bodies ----
 
   private void stream() {
-    ResponseStream out = new ResponseStream(this, streamLength);
+    ResponseStream out = new ResponseStream(this, ((ConnectionBase) request.connection()).channel().alloc(),
+        streamLength);
     try {
       Charset charset = ResponseMaps.charset(ResponseMaps.headerValue(streamHeaders, "content-type"));
       Object map = streamMap;
@@ -478,12 +480,24 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
     }
     ByteBuf[] data = chunks.data();
     Future<Void> done;
+    int handed = 0;
     try {
-      // Writes complete in order, so the last one's outcome is the batch's.
-      for (int i = 0; i < data.length - 1; i++) response.write(BufferInternal.buffer(data[i]));
-      Buffer tail = data.length == 0 ? EMPTY : BufferInternal.buffer(data[data.length - 1]);
-      done = chunks.last() ? response.end(tail) : response.write(tail);
+      // Writes complete in order, so the last one's outcome is the batch's. Vert.x writes
+      // a slice of each chunk that it never releases: the chunk goes back to the pool
+      // once its write completes (or fails). A write that throws has taken nothing.
+      for (; handed < data.length - 1; handed++) {
+        releaseWhenDone(response.write(BufferInternal.buffer(data[handed])), data[handed]);
+      }
+      if (data.length == 0) {
+        done = chunks.last() ? response.end(EMPTY) : response.write(EMPTY);
+      } else {
+        ByteBuf tail = data[handed];
+        done = chunks.last() ? response.end(BufferInternal.buffer(tail)) : response.write(BufferInternal.buffer(tail));
+        handed++;
+        releaseWhenDone(done, tail);
+      }
     } catch (RuntimeException e) {
+      for (; handed < data.length; handed++) data[handed].release();
       from.written(length, e);
       return;
     }
@@ -491,7 +505,11 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
     if (chunks.last()) finished(done);
   }
 
-  // Chunks that will not be written: heap buffers, but released all the same.
+  private static void releaseWhenDone(Future<Void> write, ByteBuf chunk) {
+    write.onComplete(ar -> chunk.release());
+  }
+
+  // Chunks that will not be written.
   private static void release(ResponseStream.Chunks chunks) {
     for (ByteBuf b : chunks.data()) b.release();
   }

@@ -1,5 +1,6 @@
 package onager.kernel.server;
 
+import io.netty.buffer.PooledByteBufAllocator;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -43,7 +44,13 @@ final class ServerVerticle extends VerticleBase {
     timeouts = t;
     HttpServer server = vertx.createHttpServer(options)
         .connectionHandler(connection -> {
-          var pipeline = ((ConnectionBase) connection).channel().pipeline();
+          var channel = ((ConnectionBase) connection).channel();
+          // Request bodies hold the buffers they are read into until the handler takes them,
+          // and response bodies are made ahead into pooled buffers: the adaptive allocator
+          // Netty uses by default frees and maps its chunks again under that (measured 7% of
+          // the CPU of 16 uploads in page faults), where the arena allocator reuses them.
+          channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
+          var pipeline = channel.pipeline();
           pipeline.addFirst(LingeringClose.NAME, new LingeringClose());
           Http1Pipeline.install(pipeline, options.getHttp1Config(), limits);
         })
