@@ -40,12 +40,14 @@
     [(.statusCode r) (.body r)]))
 
 (deftest out-of-heap-in-one-request-does-not-stop-the-server
-  ;; With a young generation half the heap, a reader keeping every byte reads 32 MiB between two
-  ;; collections, more than the heap has left after the second: the collections' figures alone miss it.
-  (doseq [[mode gc-opts] [["virtual" []] ["event-loop" []] ["virtual" ["-XX:NewRatio=1"]]]]
+  ;; With a young generation half the heap, a reader keeping every byte reads 25 MiB between two
+  ;; collections, more than the heap has left after the second: the collections' figures alone miss
+  ;; it (5 of 10 such reads ran out of memory). There a full collection leaves live objects in the
+  ;; young generation and the heap runs out at about 94 % of its maximum, so the limit is 80 %.
+  (doseq [[mode gc-opts percent] [["virtual" [] "90"] ["event-loop" [] "90"] ["virtual" ["-XX:NewRatio=1"] "80"]]]
     (testing (str mode " " gc-opts ": a handler that reads a 256 MiB body into a 64 MiB heap fails alone, again and again")
       (let [app (jvm/start (-> ["-Xmx64m" "-XX:+UseSerialGC"] (into gc-opts) (into jvm/leak-detection))
-                           'onager.fault-app "0" (str (* 1024 1024 1024)) mode)]
+                           'onager.fault-app "0" (str (* 1024 1024 1024)) mode percent)]
         (try
           (is (= [200 "ok\n"] (post-zeros app "/ok" 10)))
           (dotimes [round 3]
@@ -63,6 +65,15 @@
           (is (not (str/includes? (jvm/log-text app) "OutOfMemoryError")) "no thread ran out of memory")
           (finally (jvm/stop app)))
         (is (empty? (jvm/leaks app)) "Netty reported no leak")))))
+
+(deftest a-body-read-and-let-go-is-never-refused-for-memory
+  (testing "a handler reading 256 MiB bodies through a small buffer in a 16 MiB heap keeps none of them: never 503"
+    (let [app (jvm/start ["-Xmx16m" "-XX:+UseSerialGC"] 'onager.fault-app "0" (str (* 1024 1024 1024)) "virtual")
+          size (* 256 1024 1024)]
+      (try
+        (is (= (repeat 3 [200 (str "counted " size " bytes\n")]) (repeatedly 3 #(post-zeros app "/count" size))))
+        (is (not (str/includes? (jvm/log-text app) "low-memory-percent")) "nothing was refused")
+        (finally (jvm/stop app))))))
 
 (defn- send-request ^Socket [port path]
   (doto (ts/connect port) (.setSoTimeout 60000) (ts/send! (str "GET " path " HTTP/1.1\r\nHost: x\r\n\r\n"))))

@@ -3,6 +3,7 @@ package onager.kernel.request;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.util.Objects;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.InflaterInputStream;
@@ -26,14 +27,17 @@ public final class InflatingBody extends InputStream {
   private final Coding coding;
   private final long maxBody;
   private final int lowMemoryPercent;
+  private final boolean mayWait;
   private InputStream inflater;
   private long produced;
 
-  public InflatingBody(InputStream raw, Coding coding, long maxBody, int lowMemoryPercent) {
+  /** @param mayWait the reader's thread may block (see {@link HeapPressure#overWaiting}) */
+  public InflatingBody(InputStream raw, Coding coding, long maxBody, int lowMemoryPercent, boolean mayWait) {
     this.raw = raw;
     this.coding = coding;
     this.maxBody = maxBody;
     this.lowMemoryPercent = lowMemoryPercent;
+    this.mayWait = mayWait;
   }
 
   /**
@@ -74,7 +78,14 @@ public final class InflatingBody extends InputStream {
     Objects.checkFromIndexSize(off, len, dst.length);
     if (len == 0) return 0;
     // One compressed read can inflate to megabytes, so the heap is checked here too, not only by raw.
-    if (HeapPressure.over(lowMemoryPercent)) throw new LowMemoryException(HeapPressure.percent(), lowMemoryPercent);
+    boolean low;
+    try {
+      low = mayWait ? HeapPressure.overWaiting(lowMemoryPercent) : HeapPressure.over(lowMemoryPercent);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for a garbage collection");
+    }
+    if (low) throw new LowMemoryException(HeapPressure.percent(), lowMemoryPercent);
     int n;
     try {
       // One byte past the limit is enough to know the body is over it.

@@ -337,10 +337,6 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   private boolean awaitData() throws IOException {
     try {
       while (true) {
-        if (failure == null && HeapPressure.over(lowMemoryPercent)) {
-          failure = new LowMemoryException(HeapPressure.percent(), lowMemoryPercent);
-          dropQueue();
-        }
         if (failure != null) throw failure;
         if (!queue.isEmpty()) return true;
         if (ended) return false;
@@ -355,6 +351,25 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for the request body");
+    }
+  }
+
+  // Checked before the lock is taken: the check may wait for a garbage collection, and the
+  // event loop takes the lock to queue what arrives.
+  private boolean lowMemory() throws InterruptedIOException {
+    try {
+      return HeapPressure.overWaiting(lowMemoryPercent);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for a garbage collection");
+    }
+  }
+
+  // With the lock held: fails this read and every later one, and lets go of what is queued.
+  private void refuse() {
+    if (failure == null) {
+      failure = new LowMemoryException(HeapPressure.percent(), lowMemoryPercent);
+      dropQueue();
     }
   }
 
@@ -375,8 +390,10 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   public int read() throws IOException {
     ensureOpen();
     sendContinue();
+    boolean lowMemory = lowMemory();
     lock.lock();
     try {
+      if (lowMemory) refuse();
       if (!awaitData()) return -1;
       ByteBuf head = queue.peek();
       int b = head.readByte() & 0xff;
@@ -395,8 +412,10 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     ensureOpen();
     if (len == 0) return 0;
     sendContinue();
+    boolean lowMemory = lowMemory();
     lock.lock();
     try {
+      if (lowMemory) refuse();
       if (!awaitData()) return -1;
       int copied = 0;
       ByteBuf head;

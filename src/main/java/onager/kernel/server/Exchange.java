@@ -150,7 +150,7 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
 
   /** The body was sent compressed: the handler reads it decompressed, :max-body counting the result. */
   void inflateBody(InflatingBody.Coding coding) {
-    body = new InflatingBody(body, coding, server.maxBody, server.lowMemoryPercent);
+    body = new InflatingBody(body, coding, server.maxBody, server.lowMemoryPercent, streaming != null);
   }
 
   /** Receives the whole body, then runs the handler on the event loop. */
