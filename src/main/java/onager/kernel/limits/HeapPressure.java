@@ -28,25 +28,26 @@ import javax.management.openmbean.CompositeData;
  * {@code LowMemoryException}).
  *
  * <p>The estimate is the heap in use after the last collection plus every
- * request-body byte handed to a reader since ({@link #taken(long)}): a reader may keep
- * all of them. The collection alone is not enough. Collections come when the
- * young generation fills, a third of a small heap, and a reader that copies the
- * body straight from the socket's buffers makes little other garbage, so
- * between two collections it can take more than the heap has left; and their
- * figures arrive on the JVM's notification thread, late on a loaded machine.
+ * request-body byte handed to a reader since ({@link #taken(long)}): a reader
+ * may keep all of them. The collection alone is not enough. Collections come
+ * when the young generation fills, a third of a small heap, and a reader that
+ * copies the body straight from the socket's buffers makes little other
+ * garbage, so between two collections it can take more than the heap has left;
+ * and their figures arrive on the JVM's notification thread, late on a loaded
+ * machine.
  *
  * <p>Only when that estimate is over the limit does anything cost more than two
  * reads. Then the heap in use now is a closer look, with what the young
  * generation gained since the last collection counted as no more than the body
  * bytes taken since (the rest of it is taken for garbage, as nearly all of it
- * is; what a collection left there is live); when that is over
- * too, a full collection on the calling thread settles it. Full collections
- * are long on a large heap, so they come at most one each 200 ms or ten times
- * the last one's length; in between, a reader that may block waits for the
- * next (a streaming reader that keeps nothing must not be refused for the
- * garbage around it), and the event loop, which may not, refuses. A reader
- * that keeps little therefore goes on even while the heap has little room, and
- * a reader that keeps everything is stopped before the heap is full.
+ * is; what a collection left there is live). When that is over too, a full
+ * collection on the calling thread settles it. Full collections are long on a
+ * large heap, so they come at most one each 200 ms or ten times the last one's
+ * length; in between, a reader that may block waits for the next (a streaming
+ * reader that keeps nothing must not be refused for the garbage around it),
+ * and the event loop, which may not, refuses. A reader that keeps little
+ * therefore goes on even while the heap has little room, and a reader that
+ * keeps everything is stopped before the heap is full.
  */
 public final class HeapPressure {
   private HeapPressure() {}

@@ -3,7 +3,6 @@ package onager.kernel.request;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.util.Objects;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.InflaterInputStream;
@@ -31,7 +30,7 @@ public final class InflatingBody extends InputStream {
   private InputStream inflater;
   private long produced;
 
-  /** @param mayWait the reader's thread may block (see {@link HeapPressure#overWaiting}) */
+  /** @param mayWait the reader's thread may block (see {@link LowMemoryException#ifOver}) */
   public InflatingBody(InputStream raw, Coding coding, long maxBody, int lowMemoryPercent, boolean mayWait) {
     this.raw = raw;
     this.coding = coding;
@@ -78,14 +77,8 @@ public final class InflatingBody extends InputStream {
     Objects.checkFromIndexSize(off, len, dst.length);
     if (len == 0) return 0;
     // One compressed read can inflate to megabytes, so the heap is checked here too, not only by raw.
-    boolean low;
-    try {
-      low = mayWait ? HeapPressure.overWaiting(lowMemoryPercent) : HeapPressure.over(lowMemoryPercent);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while waiting for a garbage collection");
-    }
-    if (low) throw new LowMemoryException(HeapPressure.percent(), lowMemoryPercent);
+    LowMemoryException low = LowMemoryException.ifOver(lowMemoryPercent, mayWait);
+    if (low != null) throw low;
     int n;
     try {
       // One byte past the limit is enough to know the body is over it.

@@ -354,21 +354,10 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     }
   }
 
-  // Checked before the lock is taken: the check may wait for a garbage collection, and the
-  // event loop takes the lock to queue what arrives.
-  private boolean lowMemory() throws InterruptedIOException {
-    try {
-      return HeapPressure.overWaiting(lowMemoryPercent);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while waiting for a garbage collection");
-    }
-  }
-
   // With the lock held: fails this read and every later one, and lets go of what is queued.
-  private void refuse() {
+  private void refuse(LowMemoryException low) {
     if (failure == null) {
-      failure = new LowMemoryException(HeapPressure.percent(), lowMemoryPercent);
+      failure = low;
       dropQueue();
     }
   }
@@ -390,10 +379,12 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   public int read() throws IOException {
     ensureOpen();
     sendContinue();
-    boolean lowMemory = lowMemory();
+    // Checked before the lock is taken: the check may wait for a garbage collection, and the
+    // event loop takes the lock to queue what arrives.
+    LowMemoryException low = LowMemoryException.ifOver(lowMemoryPercent, true);
     lock.lock();
     try {
-      if (lowMemory) refuse();
+      if (low != null) refuse(low);
       if (!awaitData()) return -1;
       ByteBuf head = queue.peek();
       int b = head.readByte() & 0xff;
@@ -412,10 +403,12 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     ensureOpen();
     if (len == 0) return 0;
     sendContinue();
-    boolean lowMemory = lowMemory();
+    // Checked before the lock is taken: the check may wait for a garbage collection, and the
+    // event loop takes the lock to queue what arrives.
+    LowMemoryException low = LowMemoryException.ifOver(lowMemoryPercent, true);
     lock.lock();
     try {
-      if (lowMemory) refuse();
+      if (low != null) refuse(low);
       if (!awaitData()) return -1;
       int copied = 0;
       ByteBuf head;
