@@ -333,8 +333,20 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     }
   }
 
-  // Waits, with the lock held, until a buffer is queued (true) or the body ended (false).
-  private boolean awaitData() throws IOException {
+  // Before a read takes the lock: the 100 Continue if one is owed, and the heap check, which
+  // may wait for a garbage collection while the event loop takes the lock to queue what arrives.
+  private LowMemoryException prepareRead() throws IOException {
+    sendContinue();
+    return LowMemoryException.ifOver(lowMemoryPercent, true);
+  }
+
+  // Waits, with the lock held, until a buffer is queued (true) or the body ended (false);
+  // a heap found too full (low) fails this read and every later one.
+  private boolean awaitData(LowMemoryException low) throws IOException {
+    if (low != null && failure == null) {
+      failure = low;
+      dropQueue();
+    }
     try {
       while (true) {
         if (failure != null) throw failure;
@@ -354,14 +366,6 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     }
   }
 
-  // With the lock held: fails this read and every later one, and lets go of what is queued.
-  private void refuse(LowMemoryException low) {
-    if (failure == null) {
-      failure = low;
-      dropQueue();
-    }
-  }
-
   // With the lock held: the head buffer's reader moved on by n bytes.
   private void consumed(ByteBuf head, int n) {
     queued -= n;
@@ -378,14 +382,10 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   @Override
   public int read() throws IOException {
     ensureOpen();
-    sendContinue();
-    // Checked before the lock is taken: the check may wait for a garbage collection, and the
-    // event loop takes the lock to queue what arrives.
-    LowMemoryException low = LowMemoryException.ifOver(lowMemoryPercent, true);
+    LowMemoryException low = prepareRead();
     lock.lock();
     try {
-      if (low != null) refuse(low);
-      if (!awaitData()) return -1;
+      if (!awaitData(low)) return -1;
       ByteBuf head = queue.peek();
       int b = head.readByte() & 0xff;
       consumed(head, 1);
@@ -402,14 +402,10 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     Objects.checkFromIndexSize(off, len, dst.length);
     ensureOpen();
     if (len == 0) return 0;
-    sendContinue();
-    // Checked before the lock is taken: the check may wait for a garbage collection, and the
-    // event loop takes the lock to queue what arrives.
-    LowMemoryException low = LowMemoryException.ifOver(lowMemoryPercent, true);
+    LowMemoryException low = prepareRead();
     lock.lock();
     try {
-      if (low != null) refuse(low);
-      if (!awaitData()) return -1;
+      if (!awaitData(low)) return -1;
       int copied = 0;
       ByteBuf head;
       while (copied < len && (head = queue.peek()) != null) {
