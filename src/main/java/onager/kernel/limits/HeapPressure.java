@@ -78,6 +78,11 @@ public final class HeapPressure {
 
   private static volatile Base base = new Base(0, 0, 0, 0, 0);
 
+  // What judge finds: UNSETTLED when only a full collection could tell, and none is allowed yet.
+  private static final int UNDER = 0;
+  private static final int OVER = 1;
+  private static final int UNSETTLED = 2;
+
   static {
     Set<String> heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
         .filter(p -> p.getType() == MemoryType.HEAP)
@@ -123,10 +128,6 @@ public final class HeapPressure {
     }
   }
 
-  private static final int UNDER = 0;
-  private static final int OVER = 1;
-  private static final int UNSETTLED = 2;
-
   private static int judge(int limitPercent) {
     if (limitPercent == 0) return UNDER;
     long limit = MAX / 100 * limitPercent;
@@ -158,7 +159,9 @@ public final class HeapPressure {
    * garbage.
    */
   public static void requestCollection() {
-    if (claim(lastCollection, COLLECTION_INTERVAL_NANOS)) Thread.ofPlatform().daemon().name("onager-heap-pressure").start(System::gc);
+    if (claim(lastCollection, COLLECTION_INTERVAL_NANOS)) {
+      Thread.ofPlatform().daemon().name("onager-heap-pressure").start(System::gc);
+    }
   }
 
   private static boolean claim(AtomicLong lastTime, long interval) {

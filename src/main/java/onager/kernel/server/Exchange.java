@@ -488,14 +488,9 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
       for (; handed < data.length - 1; handed++) {
         releaseWhenDone(response.write(BufferInternal.buffer(data[handed])), data[handed]);
       }
-      if (data.length == 0) {
-        done = chunks.last() ? response.end(EMPTY) : response.write(EMPTY);
-      } else {
-        ByteBuf tail = data[handed];
-        done = chunks.last() ? response.end(BufferInternal.buffer(tail)) : response.write(BufferInternal.buffer(tail));
-        handed++;
-        releaseWhenDone(done, tail);
-      }
+      Buffer tail = data.length == 0 ? EMPTY : BufferInternal.buffer(data[handed]);
+      done = chunks.last() ? response.end(tail) : response.write(tail);
+      if (data.length > 0) releaseWhenDone(done, data[handed++]);
     } catch (RuntimeException e) {
       for (; handed < data.length; handed++) data[handed].release();
       from.written(length, e);
