@@ -95,25 +95,19 @@
   (testing "read(), read(byte[]) and available() in turn (read() takes bytes ahead) give the body as sent"
     (let [body (let [r (java.util.Random. 42) b (byte-array (+ (* 1024 1024) 77))] (.nextBytes r b) b)
           mixed-read (fn [^InputStream in]
+                       ;; One byte, then a run of 1 to 5000, in turn, checking available() after each.
                        (let [out (java.io.ByteArrayOutputStream.)
                              buf (byte-array 5000)]
                          (loop [turn 0]
-                           (if (even? turn)
-                             ;; A few single bytes, with available() counting those read ahead.
-                             (let [done? (loop [k 0]
-                                           (cond (= k (inc (mod turn 7))) false
-                                                 :else (let [b (.read in)]
-                                                         (if (neg? b)
-                                                           true
-                                                           (do (.write out b)
-                                                               (when (neg? (.available in))
-                                                                 (throw (IllegalStateException. "available < 0")))
-                                                               (recur (inc k)))))))]
-                               (if done? (.toByteArray out) (recur (inc turn))))
-                             (let [n (.read in buf 0 (inc (mod (* turn 997) (alength buf))))]
-                               (if (neg? n)
-                                 (.toByteArray out)
-                                 (do (.write out buf 0 n) (recur (inc turn)))))))))]
+                           (let [n (if (even? turn)
+                                     (let [b (.read in)]
+                                       (if (neg? b) -1 (do (.write out b) 1)))
+                                     (let [n (.read in buf 0 (inc (mod (* turn 997) (alength buf))))]
+                                       (when (pos? n) (.write out buf 0 n))
+                                       n))]
+                             (when (neg? (.available in))
+                               (throw (IllegalStateException. "available < 0")))
+                             (if (neg? n) (.toByteArray out) (recur (inc turn)))))))]
       (ts/with-server [s (fn [r] {:status 200 :body (sha-256 (mixed-read (:body r)))})
                        {:max-body (* 8 1024 1024)}]
         (is (= [200 (sha-256 body)] ((juxt :status :body) (ts/request (ts/url s "/") {:method :post :body body}))))))))
