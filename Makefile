@@ -87,11 +87,11 @@ jar:
 # class path: no second dependency list.
 BENCH_CLASSES := target/bench-classes/.built
 BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
-# QUICK=1: short runs; SCENARIO=a,b and SERVER=x,y pick; RUNS, WARMUP, DURATION (s) override;
+# QUICK=1: short runs; SCENARIO=a,b and SERVER=x,y pick; RUNS, SETTLE, WARMUP, DURATION (s) override;
 # BENCH_JVM_FLAGS adds flags to every server JVM; BASE=<commit> also runs each Onager server
 # on that commit's kernel, in the same alternating rounds (before/after a change).
 BENCH_ARGS = $(if $(QUICK),--quick) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SERVER),--server $(SERVER)) \
-  $(if $(RUNS),--runs $(RUNS)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
+  $(if $(RUNS),--runs $(RUNS)) $(if $(SETTLE),--settle $(SETTLE)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
   $(if $(BENCH_JVM_FLAGS),--jvm-flags "$(BENCH_JVM_FLAGS)") $(if $(BASE),--base $(BASE))
 BENCH_RUN = java -Djava.awt.headless=true -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \
   clojure.main -m onager.bench.main
@@ -101,7 +101,7 @@ $(BENCH_CLASSES): $(CP_FILE) $(BENCH_JAVA)
 	@javac -Xlint:all,-classfile,-processing -Werror -d target/bench-classes -cp "$$(cat $(CP_FILE))" $(BENCH_JAVA)
 	@touch $@
 
-# Throughput, latency, CPU and allocation per request: about 30 minutes in full; then,
+# Throughput, latency, CPU and allocation per request: about 40 minutes in full; then,
 # unless SCENARIO or SERVER picks a part, the micro-benchmarks (bench-micro).
 bench: $(BENCH_CLASSES)
 	@scripts/install-bench-tools

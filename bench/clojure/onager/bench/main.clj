@@ -1,7 +1,7 @@
 (ns onager.bench.main
   "The harness's command line, which `make bench` and `make bench-memory` call.
 
-    bench  [--quick] [--scenario a,b] [--server x,y] [--runs N] [--warmup S] [--duration S]
+    bench  [--quick] [--scenario a,b] [--server x,y] [--runs N] [--settle S] [--warmup S] [--duration S]
            [--jvm-flags FLAGS]   (FLAGS, one argument, are added to every server JVM)
            [--base COMMIT]       (each Onager server also runs on COMMIT's kernel and API)
     memory [--quick] [--server x,y] [--runs N]
@@ -34,6 +34,7 @@
       "--server" (recur (assoc opts :servers (str/split b #",")) more)
       "--runs" (recur (assoc opts :runs (parse-long b)) more)
       "--warmup" (recur (assoc opts :warmup (parse-long b)) more)
+      "--settle" (recur (assoc opts :settle (parse-long b)) more)
       "--duration" (recur (assoc opts :duration (parse-long b)) more)
       "--base" (recur (assoc opts :base b) more)
       "--jvm-flags" (recur (assoc opts :extra-flags (vec (remove str/blank? (str/split b #"\s+")))) more)
@@ -65,6 +66,7 @@
         c (cpus)]
     {:quick (boolean quick)
      :runs (or (:runs opts) (if quick 1 3))
+     :settle (or (:settle opts) (if quick 3 15))
      :warmup (or (:warmup opts) (if quick 2 5))
      :duration (or (:duration opts) (if quick 3 10))
      :cpus {:server (:server c) :wrk (:wrk c)}

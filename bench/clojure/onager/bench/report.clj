@@ -47,7 +47,7 @@
 
 (defn- stamp-lines [{:keys [stamp settings]} kind]
   (let [{:keys [commit jdk cpu kernel date load-at-start load-at-end minutes]} stamp
-        {:keys [quick runs warmup duration wrk jvm-flags] pinned :cpus} settings]
+        {:keys [quick runs settle warmup duration wrk jvm-flags] pinned :cpus} settings]
     [(str "- **Kind:** " (if quick
                            (str "QUICK " kind " run (`QUICK=1`): short runs, for development; a placeholder, not a result")
                            (str "full " kind " run")))
@@ -56,7 +56,8 @@
      (str "- **When:** " date ", took " (f minutes 1) " min; load average at start " load-at-start
           ", at end " load-at-end)
      (str "- **How:** server pinned to CPU " (or (:server pinned) "any") ", wrk (" (:threads wrk) " thread) to CPU "
-          (or (:cpus wrk) "any") "; " runs " measured run(s) per server and scenario, alternating servers, each "
+          (or (:cpus wrk) "any") "; " (when (and settle (pos? (long settle))) (str "each server first loaded for " settle " s, then "))
+          runs " measured run(s) per server and scenario, alternating servers, each "
           duration " s after a " warmup " s warm-up"
           (when jvm-flags (str "; every server JVM: `" (str/join " " jvm-flags) "`")))]))
 

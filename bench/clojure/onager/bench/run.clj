@@ -87,9 +87,9 @@
 
 (defn run-scenario
   "Runs `scenario` on `server-defs` (the baseline among them): starts them
-  all, makes `runs` rounds, stops them. Returns the scenario with its
+  all, loads each for `settle` seconds, makes `runs` rounds, stops them. Returns the scenario with its
   servers' runs and summaries."
-  [scenario server-defs {:keys [runs cpus log-dir extra-flags] :as opts}]
+  [scenario server-defs {:keys [runs settle wrk cpus log-dir extra-flags] :as opts}]
   (let [defs (remove #(contains? (:skip scenario) (:id %)) server-defs)
         handles (atom [])]
     (log (str "== " (:id scenario) ": " (:doc scenario)))
@@ -100,6 +100,12 @@
           (swap! handles conj h)
           (let [ms (servers/await-ready h 120000)]
             (log (format "   started %-18s pid %d in %.0f ms" (:id s) (:pid h) ms)))))
+      ;; On one core a JVM is still compiling 20 s into its load (raw Vert.x's 1 MiB
+      ;; download, 5 s windows: 3039 req/s from its 5th second, 3884 from its 30th):
+      ;; without this, each server's first round measured how soon its JIT settled.
+      (when (pos? (long settle))
+        (doseq [h @handles]
+          (load/run-wrk scenario (:port h) settle wrk)))
       (let [results (reduce
                      (fn [acc round]
                        (reduce
