@@ -44,6 +44,10 @@
 (deftest string-body
   (body-test (constantly "héllo, wörld") "héllo, wörld" true))
 
+(deftest string-body-beyond-latin-1
+  ;; Characters beyond Latin-1 (a two-char emoji among them): the string is stored as UTF-16.
+  (body-test (constantly "5 € — 日本 😀") "5 € — 日本 😀" true))
+
 (deftest byte-array-body
   (body-test #(.getBytes "bytes €" StandardCharsets/UTF_8) "bytes €" true))
 
