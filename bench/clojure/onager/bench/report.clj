@@ -56,7 +56,8 @@
      (str "- **When:** " date ", took " (f minutes 1) " min; load average at start " load-at-start
           ", at end " load-at-end)
      (str "- **How:** server pinned to CPU " (or (:server pinned) "any") ", wrk (" (:threads wrk) " thread) to CPU "
-          (or (:cpus wrk) "any") "; " (when (and settle (pos? (long settle))) (str "each server first loaded for " settle " s, then "))
+          (or (:cpus wrk) "any") "; "
+          (when (and settle (pos? (long settle))) (str "each server first loaded for " settle " s, then "))
           runs " measured run(s) per server and scenario, alternating servers, each "
           duration " s after a " warmup " s warm-up"
           (when jvm-flags (str "; every server JVM: `" (str/join " " jvm-flags) "`")))]))

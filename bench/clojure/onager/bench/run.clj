@@ -87,8 +87,8 @@
 
 (defn run-scenario
   "Runs `scenario` on `server-defs` (the baseline among them): starts them
-  all, loads each for `settle` seconds, makes `runs` rounds, stops them. Returns the scenario with its
-  servers' runs and summaries."
+  all, loads each for `settle` seconds, makes `runs` rounds, stops them.
+  Returns the scenario with its servers' runs and summaries."
   [scenario server-defs {:keys [runs settle wrk cpus log-dir extra-flags] :as opts}]
   (let [defs (remove #(contains? (:skip scenario) (:id %)) server-defs)
         handles (atom [])]
