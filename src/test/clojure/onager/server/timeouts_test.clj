@@ -49,6 +49,32 @@
               (is (deref late-body-closed 5000 false)))
             (is (= 200 (:status (ts/request (ts/url s "/")))))))))))
 
+(deftest the-request-timeout-never-fires-early
+  (doseq [[label opts] [["virtual" {}] ["event-loop async" {:async? true}]]]
+    (testing label
+      (let [release (promise)
+            slow (fn [] (deref release 10000 nil) {:status 200 :body "late"})
+            handler (if (:async? opts)
+                      (fn [r respond _] (future (respond (if (= "/quick" (:uri r))
+                                                           (do (Thread/sleep 250) {:status 200 :body "in time"})
+                                                           (slow)))))
+                      (fn [r] (if (= "/quick" (:uri r))
+                                (do (Thread/sleep 250) {:status 200 :body "in time"})
+                                (slow))))]
+        (ts/with-server [s handler (merge {:request-timeout-ms 600} opts)]
+          (testing "an answer inside the timeout is sent, on every request of a connection"
+            (dotimes [_ 3]
+              (is (= [200 "in time"] ((juxt :status :body) (ts/request (ts/url s "/quick")))))))
+          (testing "a handler that never answers gets its 503 no sooner than the timeout"
+            (let [result (atom nil)
+                  start (System/nanoTime)
+                  _ (ts/capture-logs #(reset! result (ts/raw s "GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n" {:quiet-ms 5000})))
+                  elapsed-ms (/ (- (System/nanoTime) start) 1e6)
+                  {:keys [text]} @result]
+              (deliver release true)
+              (is (= [503] (ts/statuses text)))
+              (is (>= elapsed-ms 600) (str "expired after " elapsed-ms " ms")))))))))
+
 (deftest time-spent-receiving-the-body-is-not-the-handlers
   (testing "a body sent slowly, over longer than :request-timeout-ms, is read and answered"
     (doseq [opts [{} {:handler-mode :worker} {:handler-mode :event-loop}]]

