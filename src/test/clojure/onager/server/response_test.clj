@@ -11,7 +11,9 @@
            [java.nio ByteBuffer]
            [java.nio.charset StandardCharsets]
            [java.nio.file Files]
-           [java.nio.file.attribute FileAttribute]))
+           [java.nio.file.attribute FileAttribute]
+           [java.time Instant]
+           [java.time.format DateTimeFormatter]))
 
 (defn- ok [body & {:as headers}]
   {:status 200 :headers (merge {"Content-Type" "text/plain; charset=utf-8"} headers) :body body})
@@ -233,7 +235,18 @@
   (ts/with-server [s (fn [_] (ok "x")) {}]
     (let [r (ts/request (ts/url s "/"))]
       (is (re-matches #"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT" (ts/header r "date")))
-      (is (= "Onager" (ts/header r "server")))))
+      (is (= "Onager" (ts/header r "server"))))
+    (testing "the Date is the time of the response, and moves on with the clock"
+      (let [date (fn [] (let [before (quot (System/currentTimeMillis) 1000)
+                              d (.getEpochSecond (Instant/from (.parse DateTimeFormatter/RFC_1123_DATE_TIME
+                                                                       (ts/header (ts/request (ts/url s "/")) "date"))))
+                              after (quot (System/currentTimeMillis) 1000)]
+                          ;; A second behind at most: the value changes just after the second does.
+                          (is (<= (dec before) d after) (str before " <= " d " <= " after))
+                          d))
+            first-date (date)]
+        (Thread/sleep 1100)
+        (is (> (date) first-date)))))
   (testing ":server-header sets it"
     (ts/with-server [s (fn [_] (ok "x")) {:server-header "Acme/1.0"}]
       (is (= "Acme/1.0" (ts/header (ts/request (ts/url s "/")) "server")))))

@@ -12,6 +12,7 @@ import onager.kernel.http1.Http1Limits;
 import onager.kernel.http1.Http1Pipeline;
 import onager.kernel.http1.InvalidRequests;
 import onager.kernel.limits.RequestTimeouts;
+import onager.kernel.response.HttpDate;
 
 /**
  * One instance per event loop: each listens on the same address, and Vert.x
@@ -26,6 +27,7 @@ final class ServerVerticle extends VerticleBase {
   private final Http1Limits limits;
   private final long requestTimeoutMs;
   private RequestTimeouts timeouts;
+  private HttpDate.Ticker dates;
 
   ServerVerticle(HttpServerOptions options, Dispatcher dispatcher, List<HttpServer> servers, Http1Limits limits,
                  long requestTimeoutMs) {
@@ -38,10 +40,10 @@ final class ServerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    RequestTimeouts t = requestTimeoutMs > 0
-        ? new RequestTimeouts(((ContextInternal) context).nettyEventLoop(), requestTimeoutMs)
-        : null;
+    var loop = ((ContextInternal) context).nettyEventLoop();
+    RequestTimeouts t = requestTimeoutMs > 0 ? new RequestTimeouts(loop, requestTimeoutMs) : null;
     timeouts = t;
+    dates = HttpDate.tickOn(loop);
     HttpServer server = vertx.createHttpServer(options)
         .connectionHandler(connection -> {
           var channel = ((ConnectionBase) connection).channel();
@@ -63,6 +65,7 @@ final class ServerVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     if (timeouts != null) timeouts.close();
+    dates.close();
     return Future.succeededFuture();
   }
 }
