@@ -222,3 +222,20 @@
 
 (deftest hostile-input-event-loop
   (battery :event-loop))
+
+(deftest line-folding-is-found-wherever-it-falls
+  ;; A fold after values of every length up to two words, and one split across two reads of the
+  ;; socket, must be found; blanks inside a value must not be taken for one.
+  (ts/with-server [s (fn [_] {:status 200 :body "ok"}) (assoc limits :vertx @ts/shared-vertx)]
+    (doseq [pad (range 17) blank [" " "\t"]]
+      (testing (str "a fold after a value of " pad " bytes, with " (pr-str blank))
+        (is (= [400] (ts/statuses (:text (ts/raw s (req "GET / HTTP/1.1" [(str "X-A: " (x pad)) (str blank "b")]))))))))
+    (doseq [pad (range 9)]
+      (testing (str "blanks inside a value, after " pad " bytes")
+        (is (= [200] (ts/statuses (:text (ts/raw s (req "GET / HTTP/1.1" [(str "X-A: " (x pad) " \t b\t")]))))))))
+    (testing "a fold whose blank comes in the next read"
+      (with-open [socket (ts/connect s)]
+        (ts/send! socket "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n")
+        (Thread/sleep 200)
+        (ts/send! socket " b\r\nConnection: close\r\n\r\n")
+        (is (= [400] (ts/statuses (:text (ts/read-all socket)))))))))
