@@ -68,10 +68,13 @@ final class Dispatcher {
     return pool;
   }
 
-  /** Handles a request on the event loop whose {@code timeouts} (null: none) it is. */
-  void handle(HttpServerRequest request, RequestTimeouts timeouts) {
+  /**
+   * Handles a request on the event loop whose {@code timeouts} (null: none) and
+   * {@code starts} they are.
+   */
+  void handle(HttpServerRequest request, RequestTimeouts timeouts, VirtualStarts starts) {
     try {
-      dispatch(request, timeouts);
+      dispatch(request, timeouts, starts);
     } catch (Throwable t) {
       // Only a failure of the server itself gets here (say, no memory for a thread):
       // the handler's own failures are the exchange's to answer.
@@ -80,7 +83,7 @@ final class Dispatcher {
     }
   }
 
-  private void dispatch(HttpServerRequest request, RequestTimeouts timeouts) {
+  private void dispatch(HttpServerRequest request, RequestTimeouts timeouts, VirtualStarts starts) {
     if (request.uri().length() > maxUriLength) {
       reject(request, 414, "URI longer than :max-uri-length");
       return;
@@ -116,7 +119,7 @@ final class Dispatcher {
         if (hasBody) exchange.streamBody(expectContinue);
         if (coding != null) exchange.inflateBody(coding);
         exchange.startClock();
-        virtualThreads.newThread(exchange).start();
+        starts.start(exchange);
       }
       case WORKER -> {
         if (hasBody) exchange.streamBody(expectContinue);

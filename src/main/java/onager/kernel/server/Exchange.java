@@ -50,7 +50,7 @@ import onager.kernel.ring.RingRequest;
  * hop from one thread to the other allocates nothing. Every call into Vert.x is
  * made on the event loop; other threads hand work to it through {@link #loop}.
  */
-final class Exchange extends Deadline implements RequestSource, Runnable, ChunkSink {
+final class Exchange extends Deadline implements RequestSource, VirtualStarts.Task, ChunkSink {
   private static final System.Logger LOG = System.getLogger("onager.server");
 
   private static final int OPEN = 0;
@@ -300,6 +300,12 @@ final class Exchange extends Deadline implements RequestSource, Runnable, ChunkS
       LOG.log(System.Logger.Level.WARNING,
           "respond called on {0} {1}, which already has its response; ignored", request.method(), request.uri());
     }
+  }
+
+  /** No thread for the handler (say, no memory): its client gets a 500 like any failed handler's. */
+  @Override
+  public void failedToStart(Throwable cause) {
+    fail(cause);
   }
 
   /** A handler threw, or an async handler called {@code raise}; any thread. */

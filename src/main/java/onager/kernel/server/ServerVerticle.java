@@ -18,7 +18,7 @@ import onager.kernel.response.HttpDate;
  * One instance per event loop: each listens on the same address, and Vert.x
  * spreads the accepted connections over them. A connection's requests run on
  * the event loop of the instance that accepted it, which keeps the request
- * timeouts of that loop.
+ * timeouts of that loop and starts its virtual threads.
  */
 final class ServerVerticle extends VerticleBase {
   private final HttpServerOptions options;
@@ -44,6 +44,7 @@ final class ServerVerticle extends VerticleBase {
     RequestTimeouts t = requestTimeoutMs > 0 ? new RequestTimeouts(loop, requestTimeoutMs) : null;
     timeouts = t;
     dates = HttpDate.tickOn(loop);
+    VirtualStarts starts = new VirtualStarts(loop, dispatcher.virtualThreads);
     HttpServer server = vertx.createHttpServer(options)
         .connectionHandler(connection -> {
           var channel = ((ConnectionBase) connection).channel();
@@ -57,7 +58,7 @@ final class ServerVerticle extends VerticleBase {
           Http1Pipeline.install(pipeline, options.getHttp1Config(), limits);
         })
         .invalidRequestHandler(new InvalidRequests(limits.serverHeader()))
-        .requestHandler(request -> dispatcher.handle(request, t));
+        .requestHandler(request -> dispatcher.handle(request, t, starts));
     servers.add(server);
     return server.listen();
   }

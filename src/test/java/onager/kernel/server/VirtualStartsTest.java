@@ -1,0 +1,92 @@
+package onager.kernel.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** On a real Netty event loop: when the threads of one turn's tasks start, and in what order. */
+final class VirtualStartsTest {
+  private MultiThreadIoEventLoopGroup group;
+  private EventLoop loop;
+
+  @BeforeEach
+  void startLoop() {
+    group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    loop = group.next();
+  }
+
+  @AfterEach
+  void stopLoop() {
+    group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  /** A task that notes its name when it runs, or the cause when it could not start. */
+  private record Noting(String name, List<String> log, CountDownLatch ran) implements VirtualStarts.Task {
+    @Override
+    public void run() {
+      log.add("ran " + name);
+      ran.countDown();
+    }
+
+    @Override
+    public void failedToStart(Throwable cause) {
+      log.add("no thread for " + name + ": " + cause.getMessage());
+      ran.countDown();
+    }
+  }
+
+  @Test
+  void aTurnsTasksStartTogetherOnceTheTurnEndsInTheOrderTheyCame() throws Exception {
+    List<String> made = new CopyOnWriteArrayList<>();
+    ThreadFactory threads = r -> {
+      made.add(((Noting) r).name());
+      return Thread.ofVirtual().unstarted(r);
+    };
+    VirtualStarts starts = new VirtualStarts(loop, threads);
+    List<String> log = new CopyOnWriteArrayList<>();
+    CountDownLatch ran = new CountDownLatch(3);
+    List<String> madeWithinTheTurn = new ArrayList<>();
+    loop.submit(() -> {
+      for (String name : List.of("a", "b", "c")) starts.start(new Noting(name, log, ran));
+      madeWithinTheTurn.addAll(made);
+    }).sync();
+    assertTrue(ran.await(5, TimeUnit.SECONDS), "every task ran");
+    assertEquals(List.of(), madeWithinTheTurn, "no thread is made while the turn is still reading");
+    assertEquals(List.of("a", "b", "c"), made, "threads are made in the order the tasks came");
+
+    // The next turn starts a batch of its own.
+    CountDownLatch again = new CountDownLatch(1);
+    loop.submit(() -> starts.start(new Noting("d", log, again))).sync();
+    assertTrue(again.await(5, TimeUnit.SECONDS));
+    assertEquals(List.of("a", "b", "c", "d"), made);
+  }
+
+  @Test
+  void aTaskWithoutAThreadIsToldWhyAndTheOthersStillStart() throws Exception {
+    ThreadFactory threads = r -> {
+      if (((Noting) r).name().equals("b")) throw new OutOfMemoryError("unable to create thread");
+      return Thread.ofVirtual().unstarted(r);
+    };
+    VirtualStarts starts = new VirtualStarts(loop, threads);
+    List<String> log = new CopyOnWriteArrayList<>();
+    CountDownLatch ran = new CountDownLatch(3);
+    loop.submit(() -> {
+      for (String name : List.of("a", "b", "c")) starts.start(new Noting(name, log, ran));
+    }).sync();
+    assertTrue(ran.await(5, TimeUnit.SECONDS));
+    assertTrue(log.contains("ran a") && log.contains("ran c"), log.toString());
+    assertTrue(log.contains("no thread for b: unable to create thread"), log.toString());
+  }
+}
