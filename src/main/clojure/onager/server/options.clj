@@ -120,7 +120,8 @@
     :allowed "an integer from 0 to 2147483647; 0 disables it"
     :doc (str "Longest a handler may take to answer (return, or call respond) once it has the request "
               "(time its client spends sending the body does not count); then the client gets 503, the "
-              "connection closes and the handler's late answer is dropped. Streaming an answered body is not limited.")}
+              "connection closes and the handler's late answer is dropped. Streaming an answered body is not limited. "
+              "Checked every twentieth of it (5 ms to 1 s): the 503 never comes early, and comes at most a tenth of it late (10 ms under 100 ms).")}
    {:key :shutdown-timeout-ms
     :default 30000
     :valid? (int-in 0 max-int)
