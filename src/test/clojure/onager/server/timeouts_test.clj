@@ -53,14 +53,12 @@
   (doseq [[label opts] [["virtual" {}] ["event-loop async" {:async? true}]]]
     (testing label
       (let [release (promise)
-            slow (fn [] (deref release 10000 nil) {:status 200 :body "late"})
+            answer (fn [r] (if (= "/quick" (:uri r))
+                             (do (Thread/sleep 250) {:status 200 :body "in time"})
+                             (do (deref release 10000 nil) {:status 200 :body "late"})))
             handler (if (:async? opts)
-                      (fn [r respond _] (future (respond (if (= "/quick" (:uri r))
-                                                           (do (Thread/sleep 250) {:status 200 :body "in time"})
-                                                           (slow)))))
-                      (fn [r] (if (= "/quick" (:uri r))
-                                (do (Thread/sleep 250) {:status 200 :body "in time"})
-                                (slow))))]
+                      (fn [r respond _] (future (respond (answer r))))
+                      answer)]
         (ts/with-server [s handler (merge {:request-timeout-ms 600} opts)]
           (testing "an answer inside the timeout is sent, on every request of a connection"
             (dotimes [_ 3]
