@@ -10,10 +10,14 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.impl.ConnectionBase;
@@ -58,13 +62,22 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   private static final long MIN_TICK_MS = 5;
   private static final long MAX_TICK_MS = 2_500;
 
+  /** What the decoder found in a request head (see {@link #headSeen}): none of the headers below. */
+  static final int HEAD_PLAIN = 0;
+  /** Content-Length, Expect, Upgrade or Connection: plain only for some values. */
+  static final int HEAD_TO_CHECK = 1;
+  /** Transfer-Encoding: a body follows. */
+  static final int HEAD_BODY = 2;
+
   private final long headerTimeoutNanos;
   private final long bodyTimeoutNanos;
   private final long idleTimeoutNanos;
   private final long tickMs;
   private final CharSequence serverHeader;
+  private final Shortcut shortcut;
 
   private ChannelHandlerContext ctx;
+  private boolean secure;
   private ScheduledFuture<?> timer;
   private boolean done;
 
@@ -95,7 +108,15 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   private boolean dispatching;
   private boolean holding;
 
-  public ConnectionGuard(Http1Limits limits) {
+  // The latest head's kind; the shortcut answered the latest request (its end is still to
+  // come and goes nowhere); the shortcut wrote since the last flush.
+  private int head = HEAD_BODY;
+  private boolean skipEnd;
+  private boolean unflushed;
+
+  /** @param shortcut answers plain requests before Vert.x sees them; may be null */
+  public ConnectionGuard(Http1Limits limits, Shortcut shortcut) {
+    this.shortcut = shortcut;
     this.headerTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.headerTimeoutMs());
     this.bodyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.bodyTimeoutMs());
     this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.idleTimeoutMs());
@@ -110,6 +131,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    secure = ctx.pipeline().get(SslHandler.class) != null;
     if (tickMs == 0) return;
     long now = System.nanoTime();
     idleSince = now;
@@ -138,6 +160,11 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       timer = null;
       t.cancel(false);
     }
+  }
+
+  /** From the decoder: the head of the request it is about to hand on passed its checks, and is of this kind. */
+  void headSeen(int kind) {
+    head = kind;
   }
 
   /** From the decoder: part of a request head is here and the rest is not. */
@@ -225,8 +252,15 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
     active = true;
     if (msg instanceof HttpRequest request) {
       letGoOfBody();
-      owed++;
       headPending = false;
+      if (owed == 0 && shortcut != null && plain(request) && shortcut.answer(ctx, request, secure)) {
+        skipEnd = !(msg instanceof LastHttpContent);
+        bodyPending = false;
+        bodyOf = null;
+        unflushed = true;
+        return;
+      }
+      owed++;
       // A request the decoder refused has no body to wait for: the connection closes after its 400.
       bodyPending = !(msg instanceof LastHttpContent) && request.decoderResult().isSuccess();
       bodyOf = bodyPending ? request : null;
@@ -243,6 +277,11 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
         return;
       }
     } else if (msg instanceof HttpContent content) {
+      if (skipEnd) {
+        skipEnd = !(msg instanceof LastHttpContent);
+        ReferenceCountUtil.release(msg);
+        return;
+      }
       if (content.decoderResult().isFailure()) {
         Throwable cause = content.decoderResult().cause();
         ReferenceCountUtil.release(msg);
@@ -260,6 +299,34 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       }
     }
     ctx.fireChannelRead(msg);
+  }
+
+  // HTTP/1.1, well formed, without a body, an Expect or an Upgrade, kept alive: a Shortcut may answer it.
+  private boolean plain(HttpRequest request) {
+    int kind = head;
+    head = HEAD_BODY;
+    if (!request.decoderResult().isSuccess() || request.protocolVersion() != HttpVersion.HTTP_1_1) return false;
+    return kind == HEAD_PLAIN || (kind == HEAD_TO_CHECK && plainAfterAll(request.headers()));
+  }
+
+  private static boolean plainAfterAll(HttpHeaders headers) {
+    String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
+    if (length != null && !length.equals("0")) return false;
+    if (headers.contains(HttpHeaderNames.EXPECT) || headers.contains(HttpHeaderNames.UPGRADE)) return false;
+    for (String connection : headers.getAll(HttpHeaderNames.CONNECTION)) {
+      if (!connection.equalsIgnoreCase("keep-alive")) return false;
+    }
+    return true;
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    // Vert.x flushes what it wrote during the read; the shortcut's answers are ours to flush.
+    if (unflushed) {
+      unflushed = false;
+      ctx.flush();
+    }
+    ctx.fireChannelReadComplete();
   }
 
   @Override

@@ -52,6 +52,7 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
   private int headerCount;
   private int hostCount;
   private int transferEncodingCount;
+  private boolean framingOrUpgrade; // Content-Length, Expect, Upgrade or Connection: the guard must look closer
   private boolean optionsMethod;
   private boolean folded;
   private boolean lineEnded; // the last head byte consumed was LF
@@ -201,6 +202,7 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
     headerCount = 0;
     hostCount = 0;
     transferEncodingCount = 0;
+    framingOrUpgrade = false;
     return super.createMessage(initialLine);
   }
 
@@ -213,10 +215,18 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
       throw new RejectedRequestException(431, "more than " + maxHeaderCount + " header fields");
     }
     AsciiString name = super.splitHeaderName(line, start, length);
-    if (length == 4) {
-      if (name.contentEqualsIgnoreCase(HttpHeaderNames.HOST)) hostCount++;
-    } else if (length == 17) {
-      if (name.contentEqualsIgnoreCase(HttpHeaderNames.TRANSFER_ENCODING)) transferEncodingCount++;
+    switch (length) {
+      case 4 -> {
+        if (name.contentEqualsIgnoreCase(HttpHeaderNames.HOST)) hostCount++;
+      }
+      case 17 -> {
+        if (name.contentEqualsIgnoreCase(HttpHeaderNames.TRANSFER_ENCODING)) transferEncodingCount++;
+      }
+      case 6, 7, 10, 14 -> framingOrUpgrade |= name.contentEqualsIgnoreCase(HttpHeaderNames.EXPECT)
+          || name.contentEqualsIgnoreCase(HttpHeaderNames.UPGRADE)
+          || name.contentEqualsIgnoreCase(HttpHeaderNames.CONNECTION)
+          || name.contentEqualsIgnoreCase(HttpHeaderNames.CONTENT_LENGTH);
+      default -> { }
     }
     return name;
   }
@@ -239,6 +249,11 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
     }
     if (transferEncodingCount > 0) {
       TransferCodings.check(request.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING), http11);
+    }
+    // Told only once the head has passed: a refused one is not plain whatever its headers.
+    if (guard != null) {
+      guard.headSeen(transferEncodingCount > 0 ? ConnectionGuard.HEAD_BODY
+          : framingOrUpgrade ? ConnectionGuard.HEAD_TO_CHECK : ConnectionGuard.HEAD_PLAIN);
     }
   }
 

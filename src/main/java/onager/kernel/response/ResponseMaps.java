@@ -24,6 +24,7 @@ public final class ResponseMaps {
   public static final int HAS_SERVER = 4;
   public static final int HAS_CONTENT_TYPE = 8;
   public static final int HAS_TRANSFER_ENCODING = 16;
+  public static final int HAS_CONNECTION = 32;
 
   public static boolean isResponse(Object response) {
     return response instanceof Map;
@@ -51,6 +52,7 @@ public final class ResponseMaps {
       case 4 -> name.equalsIgnoreCase("date") ? HAS_DATE : 0;
       case 6 -> name.equalsIgnoreCase("server") ? HAS_SERVER : 0;
       case 12 -> name.equalsIgnoreCase("content-type") ? HAS_CONTENT_TYPE : 0;
+      case 10 -> name.equalsIgnoreCase("connection") ? HAS_CONNECTION : 0;
       case 14 -> name.equalsIgnoreCase("content-length") ? HAS_CONTENT_LENGTH : 0;
       case 17 -> name.equalsIgnoreCase("transfer-encoding") ? HAS_TRANSFER_ENCODING : 0;
       default -> 0;

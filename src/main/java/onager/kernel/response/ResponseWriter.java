@@ -46,10 +46,14 @@ public final class ResponseWriter {
       throw e;
     }
     out.setStatusCode(status);
-    int flags = head.flags;
+    addDateAndServer(headers, head.flags, serverHeader);
+    return head;
+  }
+
+  /** Date and Server, unless the handler set them ({@code flags}: {@link ResponseHead#flags}). */
+  static void addDateAndServer(MultiMap headers, int flags, CharSequence serverHeader) {
     if ((flags & ResponseMaps.HAS_DATE) == 0) headers.add(DATE, HttpDate.now());
     if (serverHeader != null && (flags & ResponseMaps.HAS_SERVER) == 0) headers.add(SERVER, serverHeader);
-    return head;
   }
 
   /** True when a response with this status carries no body (RFC 9110 §6.4.1). */
@@ -98,7 +102,7 @@ public final class ResponseWriter {
   }
 
   // A HEAD response may declare the length its GET would have; any other must tell the truth.
-  private static void checkLength(long declared, long actual, boolean head) {
+  static void checkLength(long declared, long actual, boolean head) {
     if (declared >= 0 && declared != actual && !head) {
       throw new InvalidResponseException("response Content-Length " + declared + " does not match its body of "
           + actual + " bytes");
@@ -111,7 +115,7 @@ public final class ResponseWriter {
     return out.end();
   }
 
-  private static Buffer directBuffer(Object body, ResponseHead sent) {
+  static Buffer directBuffer(Object body, ResponseHead sent) {
     if (body == null) return Buffer.buffer();
     // Wrapped, not copied (Buffer.buffer(byte[]) copies): the handler has handed the array over.
     if (body instanceof byte[] bytes) return BufferInternal.buffer(Unpooled.wrappedBuffer(bytes));
@@ -136,8 +140,12 @@ public final class ResponseWriter {
 
   // Adds the Content-Length the handler left out (Vert.x would add it as a String otherwise).
   private static void setLength(HttpServerResponse out, int flags, long length) {
+    setLength(out.headers(), flags, length);
+  }
+
+  static void setLength(MultiMap headers, int flags, long length) {
     if ((flags & (ResponseMaps.HAS_CONTENT_LENGTH | ResponseMaps.HAS_TRANSFER_ENCODING)) == 0) {
-      out.headers().add(CONTENT_LENGTH, lengthValue(length));
+      headers.add(CONTENT_LENGTH, lengthValue(length));
     }
   }
 

@@ -69,11 +69,17 @@ final class Dispatcher {
   }
 
   /**
-   * Handles a request on the event loop whose {@code timeouts} (null: none) and
-   * {@code starts} they are.
+   * Handles a request on the event loop whose {@code timeouts} (null: none),
+   * {@code starts} and {@code shortcut} (null: none) they are.
    */
-  void handle(HttpServerRequest request, RequestTimeouts timeouts, VirtualStarts starts) {
+  void handle(HttpServerRequest request, RequestTimeouts timeouts, VirtualStarts starts, LoopShortcut shortcut) {
     try {
+      if (shortcut != null && shortcut.ranFor(request)) {
+        Exchange exchange = new Exchange(this, request, timeouts);
+        exchange.startClock();
+        shortcut.deliver(exchange);
+        return;
+      }
       dispatch(request, timeouts, starts);
     } catch (Throwable t) {
       // Only a failure of the server itself gets here (say, no memory for a thread):

@@ -262,15 +262,36 @@ final class Exchange extends Deadline implements RequestSource, VirtualStarts.Ta
       } else {
         // A field, not a local, so that send can let go of it (see send).
         pending = server.handler.invoke(ring);
-        if (claim()) {
-          send(true);
-        } else {
-          discardLate(pending);
-          pending = null;
-        }
+        sendReturned();
       }
     } catch (Throwable t) {
       fail(t);
+    }
+  }
+
+  /**
+   * The sync handler already ran, on the loop's {@link LoopShortcut}: sends what it
+   * returned, or answers for what it threw, as {@link #invoke} does. On the event loop.
+   */
+  void answered(Object returned, Throwable thrown) {
+    if (thrown != null) {
+      fail(thrown);
+      return;
+    }
+    pending = returned;
+    try {
+      sendReturned();
+    } catch (Throwable t) {
+      fail(t);
+    }
+  }
+
+  private void sendReturned() {
+    if (claim()) {
+      send(true);
+    } else {
+      discardLate(pending);
+      pending = null;
     }
   }
 

@@ -45,6 +45,7 @@ final class ServerVerticle extends VerticleBase {
     timeouts = t;
     dates = HttpDate.tickOn(loop);
     VirtualStarts starts = new VirtualStarts(loop, dispatcher.virtualThreads);
+    LoopShortcut shortcut = LoopShortcut.of(dispatcher);
     HttpServer server = vertx.createHttpServer(options)
         .connectionHandler(connection -> {
           var channel = ((ConnectionBase) connection).channel();
@@ -55,10 +56,10 @@ final class ServerVerticle extends VerticleBase {
           channel.config().setAllocator(PooledByteBufAllocator.DEFAULT);
           var pipeline = channel.pipeline();
           pipeline.addFirst(LingeringClose.NAME, new LingeringClose());
-          Http1Pipeline.install(pipeline, options.getHttp1Config(), limits);
+          Http1Pipeline.install(pipeline, options.getHttp1Config(), limits, shortcut);
         })
         .invalidRequestHandler(new InvalidRequests(limits.serverHeader()))
-        .requestHandler(request -> dispatcher.handle(request, t, starts));
+        .requestHandler(request -> dispatcher.handle(request, t, starts, shortcut));
     servers.add(server);
     return server.listen();
   }
