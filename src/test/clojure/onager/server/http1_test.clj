@@ -29,6 +29,16 @@
       (is (re-find #"(?i)\r\nconnection: close\r\n" text))
       (is closed?))))
 
+(deftest connection-close-from-the-handler
+  (testing "a response whose handler says Connection: close closes the connection once sent"
+    (ts/each-combo [s (fn [r] (if (= "/stream" (:uri r))
+                                {:status 200 :headers {"Connection" "close"} :body (list "s" "e" "q")}
+                                {:status 200 :headers {"Connection" "Close"} :body "bye"}))]
+      (doseq [path ["/" "/stream"]]
+        (let [{:keys [text closed?]} (ts/raw s (get-req path))]
+          (is (= [200] (ts/statuses text)) path)
+          (is closed? path))))))
+
 (deftest http-1-0
   (ts/each-combo [s (fn [r] (if (= "/stream" (:uri r)) (ok (list "a" "b" "c")) (ok "ten bytes!")))]
     (testing "without keep-alive the connection closes after the response"

@@ -426,6 +426,7 @@ final class Exchange extends Deadline implements RequestSource, VirtualStarts.Ta
       ResponseWriter.checkDirectBody(body);
       ResponseHead head = ResponseWriter.head(response, ResponseMaps.status(answer), headers, server.serverHeader);
       if (server.draining) response.headers().set("connection", "close");
+      closeAfterEnd |= saysClose(head.flags);
       end = BodyStreamer.isDirect(body)
           ? ResponseWriter.endDirect(response, body, head, isHead())
           : ResponseWriter.endUnread(response, body);
@@ -434,6 +435,13 @@ final class Exchange extends Deadline implements RequestSource, VirtualStarts.Ta
       return;
     }
     finished(end);
+  }
+
+  // The handler's own Connection: close. Vert.x keeps the connection open unless the
+  // request asked for the close, but a server that sends it must close after the response.
+  private boolean saysClose(int flags) {
+    return (flags & ResponseMaps.HAS_CONNECTION) != 0
+        && response.headers().contains(HttpHeaders.CONNECTION, HttpHeaders.CLOSE, true);
   }
 
   private void writeError(int status) {
@@ -542,6 +550,7 @@ final class Exchange extends Deadline implements RequestSource, VirtualStarts.Ta
     try {
       int flags = ResponseWriter.head(response, streamStatus, streamHeaders, server.serverHeader).flags;
       if (server.draining) response.headers().set("connection", "close");
+      closeAfterEnd |= saysClose(flags);
       if ((flags & (ResponseMaps.HAS_CONTENT_LENGTH | ResponseMaps.HAS_TRANSFER_ENCODING)) == 0) {
         if (request.version() == HttpVersion.HTTP_1_0) {
           // No chunked coding in HTTP/1.0: the end of the connection ends the body.
