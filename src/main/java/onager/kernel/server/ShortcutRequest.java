@@ -18,8 +18,10 @@ import onager.kernel.ring.RingKeys;
 /**
  * The request map's values for a request the {@link LoopShortcut} answers,
  * read from the decoded request and its channel with the same functions Vert.x
- * applies for {@link Exchange}'s request: the two paths give equal maps.
- * Used on the event loop only, while the handler runs.
+ * applies for {@link Exchange}'s request: the two paths give equal maps. As
+ * there, a value is computed when first read, from any thread (a handler may
+ * keep the map): nothing changes the decoded request once it is read, and
+ * racing threads compute equal values.
  */
 final class ShortcutRequest implements RequestSource {
   private final HttpRequest request;
