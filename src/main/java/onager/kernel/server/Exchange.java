@@ -1,6 +1,7 @@
 package onager.kernel.server;
 
 import clojure.lang.IPersistentMap;
+import clojure.lang.Keyword;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
@@ -37,20 +38,18 @@ import onager.kernel.response.InvalidResponseException;
 import onager.kernel.response.ResponseMaps;
 import onager.kernel.response.ResponseStream;
 import onager.kernel.response.ResponseWriter;
-import onager.kernel.ring.RequestSource;
-import onager.kernel.ring.RingKeys;
 import onager.kernel.ring.RingRequest;
 
 /**
  * One request and its response, from the moment Vert.x hands the request over
  * until the response has ended.
  *
- * <p>It is the request map's {@link RequestSource}, the task that runs the handler
+ * <p>It is the request map's source ({@link RequestFields}), the task that runs the handler
  * on its thread, and the task that writes the response on the event loop, so the
  * hop from one thread to the other allocates nothing. Every call into Vert.x is
  * made on the event loop; other threads hand work to it through {@link #loop}.
  */
-final class Exchange extends Deadline implements RequestSource, VirtualStarts.Task, ChunkSink {
+final class Exchange extends Deadline implements RequestFields, VirtualStarts.Task, ChunkSink {
   private static final System.Logger LOG = System.getLogger("onager.server");
 
   private static final int OPEN = 0;
@@ -185,34 +184,50 @@ final class Exchange extends Deadline implements RequestSource, VirtualStarts.Ta
     if (expectContinue) response.writeContinue();
   }
 
-  // ---- RequestSource ----
+  // ---- the request map's values ----
 
   @Override
-  public int presentKeys() {
-    return RingKeys.PLAIN_HTTP;
+  public int serverPort() {
+    return request.localAddress().port();
   }
 
   @Override
-  public Object field(int index) {
-    return switch (index) {
-      case RingKeys.SERVER_PORT -> request.localAddress().port();
-      case RingKeys.SERVER_NAME -> serverName();
-      case RingKeys.REMOTE_ADDR -> remoteAddr();
-      case RingKeys.URI -> request.path();
-      case RingKeys.QUERY_STRING -> request.query();
-      case RingKeys.SCHEME -> request.isSSL() ? RequestValues.HTTPS : RequestValues.HTTP;
-      case RingKeys.REQUEST_METHOD -> RequestValues.method(request.method());
-      case RingKeys.PROTOCOL -> RequestValues.protocol(request.version());
-      case RingKeys.HEADERS -> headers();
-      case RingKeys.BODY -> body;
-      case RingKeys.CONTENT_TYPE -> request.getHeader(HttpHeaders.CONTENT_TYPE);
-      case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(request.getHeader(HttpHeaders.CONTENT_LENGTH));
-      case RingKeys.CHARACTER_ENCODING -> RequestValues.characterEncoding(request.getHeader(HttpHeaders.CONTENT_TYPE));
-      default -> null;
-    };
+  public String uri() {
+    return request.path();
   }
 
-  private IPersistentMap headers() {
+  @Override
+  public String queryString() {
+    return request.query();
+  }
+
+  @Override
+  public boolean secure() {
+    return request.isSSL();
+  }
+
+  @Override
+  public Keyword requestMethod() {
+    return RequestValues.method(request.method());
+  }
+
+  @Override
+  public String protocol() {
+    return RequestValues.protocol(request.version());
+  }
+
+  @Override
+  public InputStream body() {
+    return body;
+  }
+
+  @Override
+  public String header(CharSequence name) {
+    return request.getHeader(name);
+  }
+
+  @Override
+  public IPersistentMap headers() {
     IPersistentMap h = headers;
     if (h == null) {
       h = RequestHeaders.toMap(request.headers());
@@ -221,7 +236,8 @@ final class Exchange extends Deadline implements RequestSource, VirtualStarts.Ta
     return h;
   }
 
-  private String serverName() {
+  @Override
+  public String serverName() {
     String name = serverName;
     if (name == null) {
       HostAndPort authority = request.authority();
@@ -233,7 +249,8 @@ final class Exchange extends Deadline implements RequestSource, VirtualStarts.Ta
     return name;
   }
 
-  private String remoteAddr() {
+  @Override
+  public String remoteAddr() {
     String addr = remoteAddr;
     if (addr == null) {
       SocketAddress remote = request.remoteAddress();

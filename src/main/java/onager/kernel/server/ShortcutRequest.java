@@ -1,6 +1,7 @@
 package onager.kernel.server;
 
 import clojure.lang.IPersistentMap;
+import clojure.lang.Keyword;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
@@ -8,12 +9,11 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.http.impl.HttpUtils;
 import io.vertx.core.http.impl.headers.HeadersAdaptor;
 import io.vertx.core.net.HostAndPort;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import onager.kernel.request.EmptyBody;
 import onager.kernel.request.RequestHeaders;
-import onager.kernel.ring.RequestSource;
-import onager.kernel.ring.RingKeys;
 
 /**
  * The request map's values for a request the {@link LoopShortcut} answers,
@@ -23,7 +23,7 @@ import onager.kernel.ring.RingKeys;
  * keep the map): nothing changes the decoded request once it is read, and
  * racing threads compute equal values.
  */
-final class ShortcutRequest implements RequestSource {
+final class ShortcutRequest implements RequestFields {
   private final HttpRequest request;
   private final Channel channel;
   private final String path;
@@ -38,32 +38,47 @@ final class ShortcutRequest implements RequestSource {
   }
 
   @Override
-  public int presentKeys() {
-    return RingKeys.PLAIN_HTTP;
+  public int serverPort() {
+    return channel.localAddress() instanceof InetSocketAddress inet ? inet.getPort() : -1;
   }
 
   @Override
-  public Object field(int index) {
-    return switch (index) {
-      case RingKeys.SERVER_PORT -> port(channel.localAddress());
-      case RingKeys.SERVER_NAME -> serverName();
-      case RingKeys.REMOTE_ADDR -> host(channel.remoteAddress());
-      case RingKeys.URI -> path;
-      case RingKeys.QUERY_STRING -> HttpUtils.parseQuery(request.uri());
-      case RingKeys.SCHEME -> secure ? RequestValues.HTTPS : RequestValues.HTTP;
-      case RingKeys.REQUEST_METHOD -> RequestValues.method(request.method());
-      case RingKeys.PROTOCOL -> "HTTP/1.1";
-      case RingKeys.HEADERS -> headers();
-      case RingKeys.BODY -> EmptyBody.INSTANCE;
-      case RingKeys.CONTENT_TYPE -> request.headers().get(HttpHeaderNames.CONTENT_TYPE);
-      case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(request.headers().get(HttpHeaderNames.CONTENT_LENGTH));
-      case RingKeys.CHARACTER_ENCODING ->
-          RequestValues.characterEncoding(request.headers().get(HttpHeaderNames.CONTENT_TYPE));
-      default -> null;
-    };
+  public String uri() {
+    return path;
   }
 
-  private IPersistentMap headers() {
+  @Override
+  public String queryString() {
+    return HttpUtils.parseQuery(request.uri());
+  }
+
+  @Override
+  public boolean secure() {
+    return secure;
+  }
+
+  @Override
+  public Keyword requestMethod() {
+    return RequestValues.method(request.method());
+  }
+
+  @Override
+  public String protocol() {
+    return "HTTP/1.1";
+  }
+
+  @Override
+  public InputStream body() {
+    return EmptyBody.INSTANCE;
+  }
+
+  @Override
+  public String header(CharSequence name) {
+    return request.headers().get(name);
+  }
+
+  @Override
+  public IPersistentMap headers() {
     IPersistentMap h = headers;
     if (h == null) {
       // Vert.x's decoder makes its headers a MultiMap already.
@@ -74,7 +89,8 @@ final class ShortcutRequest implements RequestSource {
   }
 
   // As Vert.x's request.authority(): the Host header's host, else the address the client reached.
-  private String serverName() {
+  @Override
+  public String serverName() {
     String host = request.headers().get(HttpHeaderNames.HOST);
     HostAndPort authority = host == null ? null : HostAndPort.parseAuthority(host, -1);
     if (authority != null && !authority.host().isEmpty()) return authority.host();
@@ -83,14 +99,12 @@ final class ShortcutRequest implements RequestSource {
         : null;
   }
 
-  // As Vert.x's SocketAddress: an IP address as text; a domain socket has its path and no port.
-  private static String host(SocketAddress address) {
+  // As Vert.x's SocketAddress: an IP address as text; a domain socket has its path.
+  @Override
+  public String remoteAddr() {
+    SocketAddress address = channel.remoteAddress();
     return address instanceof InetSocketAddress inet && inet.getAddress() != null
         ? inet.getAddress().getHostAddress()
         : String.valueOf(address);
-  }
-
-  private static int port(SocketAddress address) {
-    return address instanceof InetSocketAddress inet ? inet.getPort() : -1;
   }
 }

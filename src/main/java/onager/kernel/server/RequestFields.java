@@ -1,0 +1,63 @@
+package onager.kernel.server;
+
+import clojure.lang.IPersistentMap;
+import clojure.lang.Keyword;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import java.io.InputStream;
+import onager.kernel.ring.RequestSource;
+import onager.kernel.ring.RingKeys;
+
+/**
+ * A {@link RequestSource} of plain HTTP, told one value at a time: the Ring key
+ * each method is named for. Each is called when the request map first reads
+ * its key, from any thread.
+ */
+interface RequestFields extends RequestSource {
+  int serverPort();
+
+  String serverName();
+
+  String remoteAddr();
+
+  String uri();
+
+  String queryString();
+
+  boolean secure();
+
+  Keyword requestMethod();
+
+  String protocol();
+
+  IPersistentMap headers();
+
+  InputStream body();
+
+  /** The first value of request header {@code name} (lower case), or null. */
+  String header(CharSequence name);
+
+  @Override
+  default int presentKeys() {
+    return RingKeys.PLAIN_HTTP;
+  }
+
+  @Override
+  default Object field(int index) {
+    return switch (index) {
+      case RingKeys.SERVER_PORT -> serverPort();
+      case RingKeys.SERVER_NAME -> serverName();
+      case RingKeys.REMOTE_ADDR -> remoteAddr();
+      case RingKeys.URI -> uri();
+      case RingKeys.QUERY_STRING -> queryString();
+      case RingKeys.SCHEME -> secure() ? RequestValues.HTTPS : RequestValues.HTTP;
+      case RingKeys.REQUEST_METHOD -> requestMethod();
+      case RingKeys.PROTOCOL -> protocol();
+      case RingKeys.HEADERS -> headers();
+      case RingKeys.BODY -> body();
+      case RingKeys.CONTENT_TYPE -> header(HttpHeaderNames.CONTENT_TYPE);
+      case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(header(HttpHeaderNames.CONTENT_LENGTH));
+      case RingKeys.CHARACTER_ENCODING -> RequestValues.characterEncoding(header(HttpHeaderNames.CONTENT_TYPE));
+      default -> null;
+    };
+  }
+}
