@@ -47,11 +47,17 @@ final class VirtualStartsTest {
     }
   }
 
+  // The name of a task, or "turn" for the thread that starts a turn's tasks; and where it was made.
+  private static String made(Runnable r) {
+    String name = r instanceof Noting n ? n.name() : "turn";
+    return name + (Thread.currentThread().isVirtual() ? " by a virtual thread" : " by the loop");
+  }
+
   @Test
   void aTurnsTasksStartTogetherOnceTheTurnEndsInTheOrderTheyCame() throws Exception {
     List<String> made = new CopyOnWriteArrayList<>();
     ThreadFactory threads = r -> {
-      made.add(((Noting) r).name());
+      made.add(made(r));
       return Thread.ofVirtual().unstarted(r);
     };
     VirtualStarts starts = new VirtualStarts(loop, threads);
@@ -64,19 +70,21 @@ final class VirtualStartsTest {
     }).sync();
     assertTrue(ran.await(5, TimeUnit.SECONDS), "every task ran");
     assertEquals(List.of(), madeWithinTheTurn, "no thread is made while the turn is still reading");
-    assertEquals(List.of("a", "b", "c"), made, "threads are made in the order the tasks came");
+    assertEquals(List.of("turn by the loop", "b by a virtual thread", "c by a virtual thread"), made,
+        "the loop makes one thread, which makes the others in the order the tasks came");
+    assertTrue(log.contains("ran a"), "the turn's own thread runs the first task");
 
-    // The next turn starts a batch of its own.
+    // The next turn starts a batch of its own; a task alone is started as it is.
     CountDownLatch again = new CountDownLatch(1);
     loop.submit(() -> starts.start(new Noting("d", log, again))).sync();
     assertTrue(again.await(5, TimeUnit.SECONDS));
-    assertEquals(List.of("a", "b", "c", "d"), made);
+    assertEquals("d by the loop", made.get(3));
   }
 
   @Test
   void aTaskWithoutAThreadIsToldWhyAndTheOthersStillStart() throws Exception {
     ThreadFactory threads = r -> {
-      if (((Noting) r).name().equals("b")) throw new OutOfMemoryError("unable to create thread");
+      if (r instanceof Noting n && n.name().equals("b")) throw new OutOfMemoryError("unable to create thread");
       return Thread.ofVirtual().unstarted(r);
     };
     VirtualStarts starts = new VirtualStarts(loop, threads);
@@ -88,5 +96,21 @@ final class VirtualStartsTest {
     assertTrue(ran.await(5, TimeUnit.SECONDS));
     assertTrue(log.contains("ran a") && log.contains("ran c"), log.toString());
     assertTrue(log.contains("no thread for b: unable to create thread"), log.toString());
+  }
+
+  @Test
+  void whenTheTurnsThreadCannotBeMadeEveryTaskOfTheTurnIsToldWhy() throws Exception {
+    ThreadFactory threads = r -> {
+      if (!(r instanceof Noting)) throw new OutOfMemoryError("unable to create thread");
+      return Thread.ofVirtual().unstarted(r);
+    };
+    VirtualStarts starts = new VirtualStarts(loop, threads);
+    List<String> log = new CopyOnWriteArrayList<>();
+    CountDownLatch told = new CountDownLatch(2);
+    loop.submit(() -> {
+      for (String name : List.of("a", "b")) starts.start(new Noting(name, log, told));
+    }).sync();
+    assertTrue(told.await(5, TimeUnit.SECONDS));
+    assertEquals(List.of("no thread for a: unable to create thread", "no thread for b: unable to create thread"), log);
   }
 }
