@@ -33,18 +33,6 @@ final class RequestValues {
     return Keyword.intern(m.name().toLowerCase(Locale.ROOT));
   }
 
-  /** The same keywords for the decoder's methods, which are Netty's constants for the common ones. */
-  static Keyword method(io.netty.handler.codec.http.HttpMethod m) {
-    if (m == io.netty.handler.codec.http.HttpMethod.GET) return GET;
-    if (m == io.netty.handler.codec.http.HttpMethod.HEAD) return HEAD;
-    if (m == io.netty.handler.codec.http.HttpMethod.POST) return POST;
-    if (m == io.netty.handler.codec.http.HttpMethod.PUT) return PUT;
-    if (m == io.netty.handler.codec.http.HttpMethod.DELETE) return DELETE;
-    if (m == io.netty.handler.codec.http.HttpMethod.OPTIONS) return OPTIONS;
-    if (m == io.netty.handler.codec.http.HttpMethod.PATCH) return PATCH;
-    return Keyword.intern(m.name().toLowerCase(Locale.ROOT));
-  }
-
   static String protocol(HttpVersion v) {
     return switch (v) {
       case HTTP_1_0 -> "HTTP/1.0";

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.impl.HttpUtils;
 import io.vertx.core.http.impl.headers.HeadersAdaptor;
 import io.vertx.core.net.HostAndPort;
@@ -59,7 +60,8 @@ final class ShortcutRequest implements RequestFields {
 
   @Override
   public Keyword requestMethod() {
-    return RequestValues.method(request.method());
+    // Mapped as Vert.x maps its own requests' methods, so both paths give the same keyword.
+    return RequestValues.method(HttpMethod.fromNetty(request.method()));
   }
 
   @Override
