@@ -14,6 +14,13 @@ public interface ChunkSink {
   void drain(ResponseStream from);
 
   /**
+   * The writer of {@code from}, waiting for its chunks to drain, may go on: the
+   * sink calls {@link ResponseStream#wakeWriter} now or soon after, from a thread
+   * of its choice. Called where {@link ResponseStream#written} was.
+   */
+  void resume(ResponseStream from);
+
+  /**
    * The body writer failed with {@code cause}. If nothing was sent yet the client
    * can still get an error status; if part of the response is on its way, only
    * closing the connection tells the client it is incomplete.

@@ -65,6 +65,8 @@ public final class ResponseStream extends OutputStream {
   private boolean pendingFirst;
   private boolean pendingLast;
   private boolean drainRequested;
+  // The writer waits for the chunks to drain, and no wake-up is on its way yet.
+  private boolean waiting;
 
   // The writer's own state.
   private byte[] buf;
@@ -167,8 +169,13 @@ public final class ResponseStream extends OutputStream {
     return t != null && t == failure;
   }
 
-  /** Called by the sink when a chunk of {@code length} bytes left, or failed to. */
+  /**
+   * Called by the sink when a chunk of {@code length} bytes left, or failed to.
+   * When that lets the waiting writer go on, the sink is asked to
+   * {@link ChunkSink#resume resume} it.
+   */
   public void written(int length, Throwable cause) {
+    boolean resume;
     lock.lock();
     try {
       inFlight -= length;
@@ -177,7 +184,19 @@ public final class ResponseStream extends OutputStream {
             ? io
             : new IOException("the connection failed while sending the response: " + cause.getMessage(), cause);
       }
-      if (inFlight <= LOW_WATER || failure != null) drained.signalAll();
+      resume = waiting && (inFlight <= LOW_WATER || failure != null);
+      if (resume) waiting = false;
+    } finally {
+      lock.unlock();
+    }
+    if (resume) sink.resume(this);
+  }
+
+  /** Wakes the writer waiting for its chunks to drain; the sink calls it after {@link ChunkSink#resume}. */
+  public void wakeWriter() {
+    lock.lock();
+    try {
+      drained.signalAll();
     } finally {
       lock.unlock();
     }
@@ -253,7 +272,10 @@ public final class ResponseStream extends OutputStream {
   private void awaitCapacity() throws IOException {
     lock.lock();
     try {
-      while (inFlight > HIGH_WATER && failure == null) drained.await();
+      while (inFlight > HIGH_WATER && failure == null) {
+        waiting = true;
+        drained.await();
+      }
       if (failure != null) throw failure;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

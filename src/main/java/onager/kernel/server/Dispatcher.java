@@ -75,7 +75,7 @@ final class Dispatcher {
   void handle(HttpServerRequest request, RequestTimeouts timeouts, VirtualStarts starts, LoopShortcut shortcut) {
     try {
       if (shortcut != null && shortcut.ranFor(request)) {
-        Exchange exchange = new Exchange(this, request, timeouts);
+        Exchange exchange = new Exchange(this, request, timeouts, starts);
         exchange.startClock();
         shortcut.deliver(exchange);
         return;
@@ -109,7 +109,7 @@ final class Dispatcher {
     boolean hasBody = length > 0 || request.headers().contains(HttpHeaders.TRANSFER_ENCODING);
     boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(request.getHeader(HttpHeaders.EXPECT));
     InflatingBody.Coding coding = hasBody && decompress ? takeCoding(request) : null;
-    Exchange exchange = new Exchange(this, request, timeouts);
+    Exchange exchange = new Exchange(this, request, timeouts, starts);
     switch (modeOf(request)) {
       case EVENT_LOOP -> {
         if (hasBody) {

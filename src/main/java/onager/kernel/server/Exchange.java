@@ -73,6 +73,7 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
   final HttpServerRequest request;
   final HttpServerResponse response;
   final EventLoop loop;
+  private final VirtualStarts starts;
   // Null when :request-timeout-ms is 0.
   private final RequestTimeouts timeouts;
 
@@ -92,14 +93,17 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
   private Object streamMap;
   private long streamLength;
   private boolean endWhenWritten;
+  // Written from a virtual thread: its wake-ups go through the loop's starts.
+  private volatile boolean virtualWriter;
 
   // Request values computed on first read; racing threads compute equal values.
   private IPersistentMap headers;
   private String serverName;
   private String remoteAddr;
 
-  Exchange(Dispatcher server, HttpServerRequest request, RequestTimeouts timeouts) {
+  Exchange(Dispatcher server, HttpServerRequest request, RequestTimeouts timeouts, VirtualStarts starts) {
     this.server = server;
+    this.starts = starts;
     this.request = request;
     this.response = request.response();
     this.loop = ((HttpServerRequestInternal) request).context().nettyEventLoop();
@@ -493,6 +497,7 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
   // ---- streamed bodies ----
 
   private void stream() {
+    virtualWriter = Thread.currentThread().isVirtual();
     ResponseStream out = new ResponseStream(this, ((ConnectionBase) request.connection()).channel().alloc(),
         streamLength);
     try {
@@ -516,6 +521,15 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
   @Override
   public void drain(ResponseStream from) {
     loop.execute(() -> sendOnLoop(from));
+  }
+
+  @Override
+  public void resume(ResponseStream from) {
+    if (virtualWriter && loop.inEventLoop()) {
+      starts.wake(from::wakeWriter);
+    } else {
+      from.wakeWriter();
+    }
   }
 
   private void sendOnLoop(ResponseStream from) {

@@ -113,4 +113,86 @@ final class VirtualStartsTest {
     assertTrue(told.await(5, TimeUnit.SECONDS));
     assertEquals(List.of("no thread for a: unable to create thread", "no thread for b: unable to create thread"), log);
   }
+
+  // A wake-up that notes where it ran.
+  private static Runnable wakeNoting(String name, List<String> log, CountDownLatch ran) {
+    return () -> {
+      log.add("woke " + name + (Thread.currentThread().isVirtual() ? " on a virtual thread" : " on the loop"));
+      ran.countDown();
+    };
+  }
+
+  @Test
+  void aTurnsWakeUpsRunOnItsFirstThreadBeforeItsTasksInTheOrderTheyCame() throws Exception {
+    List<String> made = new CopyOnWriteArrayList<>();
+    ThreadFactory threads = r -> {
+      made.add(made(r));
+      return Thread.ofVirtual().unstarted(r);
+    };
+    VirtualStarts starts = new VirtualStarts(loop, threads);
+    List<String> log = new CopyOnWriteArrayList<>();
+    CountDownLatch ran = new CountDownLatch(4);
+    List<String> loggedWithinTheTurn = new ArrayList<>();
+    loop.submit(() -> {
+      starts.wake(wakeNoting("w1", log, ran));
+      starts.start(new Noting("a", log, ran));
+      starts.wake(wakeNoting("w2", log, ran));
+      starts.start(new Noting("b", log, ran));
+      loggedWithinTheTurn.addAll(log);
+    }).sync();
+    assertTrue(ran.await(5, TimeUnit.SECONDS), "every wake-up and task ran");
+    assertEquals(List.of(), loggedWithinTheTurn, "nothing is woken while the turn is still reading");
+    assertEquals(List.of("turn by the loop", "b by a virtual thread"), made);
+    assertEquals(List.of("woke w1 on a virtual thread", "woke w2 on a virtual thread", "ran a"), log.subList(0, 3),
+        "the turn's thread wakes first, then runs its task");
+  }
+
+  @Test
+  void wakeUpsAloneRunTogetherOnOneThreadAndALoneWakeUpOnTheLoop() throws Exception {
+    List<String> made = new CopyOnWriteArrayList<>();
+    ThreadFactory threads = r -> {
+      made.add(made(r));
+      return Thread.ofVirtual().unstarted(r);
+    };
+    VirtualStarts starts = new VirtualStarts(loop, threads);
+    List<String> log = new CopyOnWriteArrayList<>();
+    CountDownLatch ran = new CountDownLatch(3);
+    loop.submit(() -> {
+      for (String name : List.of("w1", "w2", "w3")) starts.wake(wakeNoting(name, log, ran));
+    }).sync();
+    assertTrue(ran.await(5, TimeUnit.SECONDS));
+    assertEquals(List.of("turn by the loop"), made, "one thread for the turn's wake-ups");
+    assertEquals(List.of("woke w1 on a virtual thread", "woke w2 on a virtual thread", "woke w3 on a virtual thread"),
+        log);
+
+    // A wake-up alone costs no thread: the loop runs it at the end of its turn.
+    CountDownLatch alone = new CountDownLatch(1);
+    List<String> loggedWithinTheTurn = new ArrayList<>();
+    loop.submit(() -> {
+      starts.wake(wakeNoting("w4", log, alone));
+      loggedWithinTheTurn.addAll(log.subList(3, log.size()));
+    }).sync();
+    assertTrue(alone.await(5, TimeUnit.SECONDS));
+    assertEquals(List.of(), loggedWithinTheTurn);
+    assertEquals("woke w4 on the loop", log.get(3));
+    assertEquals(1, made.size());
+  }
+
+  @Test
+  void whenTheTurnsThreadCannotBeMadeItsWakeUpsStillRun() throws Exception {
+    ThreadFactory threads = r -> {
+      throw new OutOfMemoryError("unable to create thread");
+    };
+    VirtualStarts starts = new VirtualStarts(loop, threads);
+    List<String> log = new CopyOnWriteArrayList<>();
+    CountDownLatch ran = new CountDownLatch(3);
+    loop.submit(() -> {
+      starts.wake(wakeNoting("w1", log, ran));
+      starts.start(new Noting("a", log, ran));
+      starts.wake(wakeNoting("w2", log, ran));
+    }).sync();
+    assertTrue(ran.await(5, TimeUnit.SECONDS));
+    assertEquals(List.of("woke w1 on the loop", "woke w2 on the loop", "no thread for a: unable to create thread"),
+        log);
+  }
 }
