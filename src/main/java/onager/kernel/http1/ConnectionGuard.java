@@ -9,6 +9,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -21,6 +22,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.impl.ConnectionBase;
+import java.util.ArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import onager.kernel.request.ClientAbortException;
@@ -74,6 +76,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   private final long idleTimeoutNanos;
   private final long tickMs;
   private final CharSequence serverHeader;
+  private final long shutdownTimeoutMs;
   private final Shortcut shortcut;
 
   private ChannelHandlerContext ctx;
@@ -114,6 +117,18 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   private boolean skipEnd;
   private boolean unflushed;
 
+  // Requests the shortcut queued during this read; the ones its thread runs now; what
+  // came in since, held back in order (null: nothing), with reading paused for it; a
+  // close asked for while they run, done once their answers are written.
+  private final ArrayList<HttpRequest> queued = new ArrayList<>();
+  private HttpRequest[] running;
+  private ArrayList<Object> held;
+  private boolean readsPausedForQueue;
+  private ChannelPromise closeAfterRun;
+
+  // A request held back that was plain when it came: it may take the shortcut once replayed.
+  private record PlainRequest(HttpRequest request) {}
+
   /** @param shortcut answers plain requests before Vert.x sees them; may be null */
   public ConnectionGuard(Http1Limits limits, Shortcut shortcut) {
     this.shortcut = shortcut;
@@ -121,6 +136,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
     this.bodyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.bodyTimeoutMs());
     this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.idleTimeoutMs());
     this.serverHeader = limits.serverHeader();
+    this.shutdownTimeoutMs = limits.shutdownTimeoutMs();
     long shortest = Long.MAX_VALUE;
     for (long ms : new long[] {limits.headerTimeoutMs(), limits.bodyTimeoutMs(), limits.idleTimeoutMs()}) {
       if (ms > 0) shortest = Math.min(shortest, ms);
@@ -144,12 +160,14 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   public void handlerRemoved(ChannelHandlerContext ctx) {
     stop();
     letGoOfBody();
+    letGoOfQueue();
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     stop();
     letGoOfBody();
+    letGoOfQueue();
     ctx.fireChannelInactive();
   }
 
@@ -251,35 +269,42 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     active = true;
     if (msg instanceof HttpRequest request) {
-      letGoOfBody();
       headPending = false;
-      if (owed == 0 && shortcut != null && plain(request) && shortcut.answer(ctx, request, secure)) {
-        skipEnd = !(msg instanceof LastHttpContent);
-        bodyPending = false;
-        bodyOf = null;
-        unflushed = true;
-        return;
-      }
-      owed++;
-      // A request the decoder refused has no body to wait for: the connection closes after its 400.
-      bodyPending = !(msg instanceof LastHttpContent) && request.decoderResult().isSuccess();
-      bodyOf = bodyPending ? request : null;
-      continued = false;
-      bodyMoved = true;
-      if (bodyPending) {
-        // Vert.x runs the request handler within this call when no response is in progress.
-        dispatching = true;
-        try {
-          ctx.fireChannelRead(msg);
-        } finally {
-          dispatching = false;
+      boolean plain = plain(request);
+      if (running == null && held == null) {
+        if (plain && owed == 0 && shortcut != null) {
+          int answer = shortcut.answer(ctx, request, secure, queued.isEmpty());
+          if (answer != Shortcut.DECLINED) {
+            letGoOfBody();
+            if (answer == Shortcut.QUEUED) {
+              queued.add(request);
+            } else {
+              unflushed = true;
+            }
+            skipEnd = !(msg instanceof LastHttpContent);
+            bodyPending = false;
+            bodyOf = null;
+            return;
+          }
         }
-        return;
+        if (queued.isEmpty()) {
+          letGoOfBody();
+          if (toVertx(ctx, request)) return;
+          ctx.fireChannelRead(msg);
+          return;
+        }
       }
+      // Queued requests come first: this one waits for their answers.
+      hold(plain ? new PlainRequest(request) : request);
+      return;
     } else if (msg instanceof HttpContent content) {
       if (skipEnd) {
         skipEnd = !(msg instanceof LastHttpContent);
         ReferenceCountUtil.release(msg);
+        return;
+      }
+      if (running != null || held != null) {
+        hold(msg);
         return;
       }
       if (content.decoderResult().isFailure()) {
@@ -299,6 +324,145 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       }
     }
     ctx.fireChannelRead(msg);
+  }
+
+  // Counts a request Vert.x is to answer; true when it was handed on here (it has a body).
+  private boolean toVertx(ChannelHandlerContext ctx, HttpRequest request) {
+    owed++;
+    // A request the decoder refused has no body to wait for: the connection closes after its 400.
+    bodyPending = !(request instanceof LastHttpContent) && request.decoderResult().isSuccess();
+    bodyOf = bodyPending ? request : null;
+    continued = false;
+    bodyMoved = true;
+    if (!bodyPending) return false;
+    // Vert.x runs the request handler within this call when no response is in progress.
+    dispatching = true;
+    try {
+      ctx.fireChannelRead(request);
+    } finally {
+      dispatching = false;
+    }
+    return true;
+  }
+
+  // ---- requests queued for the shortcut's thread ----
+
+  private void hold(Object msg) {
+    if (held == null) held = new ArrayList<>();
+    held.add(msg);
+    // A client that sends on while its queued requests run is held back at the socket.
+    if (running != null && !readsPausedForQueue) {
+      readsPausedForQueue = true;
+      ctx.channel().config().setAutoRead(false);
+    }
+  }
+
+  private void runQueued() {
+    HttpRequest[] requests = queued.toArray(new HttpRequest[0]);
+    queued.clear();
+    running = requests;
+    shortcut.runQueued(ctx, requests, secure, this);
+  }
+
+  /**
+   * The shortcut's thread answered the first {@code count} of the queued
+   * requests with {@code responses}. If {@code handedOn}, the next one's
+   * handler ran too, and its outcome waits for it in Vert.x; any after it have
+   * not run. They go on in order, as if they had just come, and so does what
+   * was held back meanwhile. On the event loop.
+   */
+  public void queuedAnswered(FullHttpResponse[] responses, int count, boolean handedOn) {
+    HttpRequest[] requests = running;
+    running = null;
+    if (done || requests == null) {
+      release(responses, count);
+      letGoOfQueue();
+      return;
+    }
+    for (int i = 0; i < count; i++) ctx.write(responses[i], ctx.voidPromise());
+    unflushed |= count > 0;
+    ChannelPromise close = closeAfterRun;
+    if (close != null) {
+      closeAfterRun = null;
+      letGoOfQueue();
+      ctx.flush();
+      stop();
+      ctx.close(close);
+      return;
+    }
+    ArrayList<Object> replay = held;
+    held = null;
+    if (readsPausedForQueue) {
+      readsPausedForQueue = false;
+      if (!holding) ctx.channel().config().setAutoRead(true);
+    }
+    for (int i = count; i < requests.length; i++) {
+      HttpRequest request = requests[i];
+      if (i == count && handedOn) {
+        // Vert.x takes it at once (nothing is owed) and finds its outcome made.
+        if (!toVertx(ctx, request)) ctx.fireChannelRead(request);
+        if (!(request instanceof LastHttpContent)) channelRead(ctx, LastHttpContent.EMPTY_LAST_CONTENT);
+      } else {
+        head = HEAD_PLAIN;
+        channelRead(ctx, request);
+        if (!(request instanceof LastHttpContent)) channelRead(ctx, LastHttpContent.EMPTY_LAST_CONTENT);
+      }
+    }
+    if (replay != null) {
+      for (Object msg : replay) {
+        if (msg instanceof PlainRequest p) {
+          head = HEAD_PLAIN;
+          channelRead(ctx, p.request());
+        } else {
+          channelRead(ctx, msg);
+        }
+      }
+    }
+    // As at the end of a read: start what was queued, flush, and let Vert.x flush what it wrote.
+    channelReadComplete(ctx);
+  }
+
+  /**
+   * The queued requests' time ran out: the first {@code count} have their
+   * {@code responses}; the client gets those, then 503 for the rest, and the
+   * connection closes. On the event loop.
+   */
+  public void queuedTimedOut(FullHttpResponse[] responses, int count) {
+    running = null;
+    letGoOfQueue();
+    if (done) {
+      release(responses, count);
+      return;
+    }
+    for (int i = 0; i < count; i++) ctx.write(responses[i], ctx.voidPromise());
+    ChannelPromise close = closeAfterRun;
+    closeAfterRun = null;
+    stop();
+    ctx.writeAndFlush(ErrorResponses.of(503, serverHeader));
+    if (close != null) {
+      ctx.close(close);
+    } else {
+      ctx.close();
+    }
+  }
+
+  private static void release(FullHttpResponse[] responses, int count) {
+    for (int i = 0; i < count; i++) ReferenceCountUtil.release(responses[i]);
+  }
+
+  // What waits for queued requests goes nowhere now.
+  private void letGoOfQueue() {
+    queued.clear();
+    ArrayList<Object> h = held;
+    held = null;
+    if (h != null) {
+      for (Object msg : h) ReferenceCountUtil.release(msg instanceof PlainRequest p ? p.request() : msg);
+    }
+    ChannelPromise close = closeAfterRun;
+    if (close != null && running == null) {
+      closeAfterRun = null;
+      ctx.close(close);
+    }
   }
 
   // HTTP/1.1, well formed, without a body, an Expect or an Upgrade, kept alive: a Shortcut may answer it.
@@ -321,6 +485,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (!queued.isEmpty() && running == null) runQueued();
     // Vert.x flushes what it wrote during the read; the shortcut's answers are ours to flush.
     if (unflushed) {
       unflushed = false;
@@ -350,6 +515,19 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
 
   @Override
   public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+    // Vert.x closes a connection it thinks idle when the server stops, but queued requests
+    // may be running: their answers go first, if they come within the shutdown timeout.
+    if (running != null && closeAfterRun == null && !done) {
+      closeAfterRun = promise;
+      ctx.executor().schedule(() -> {
+        if (closeAfterRun == promise) {
+          closeAfterRun = null;
+          stop();
+          ctx.close(promise);
+        }
+      }, shutdownTimeoutMs, TimeUnit.MILLISECONDS);
+      return;
+    }
     stop();
     ctx.close(promise);
   }
@@ -375,11 +553,11 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       bodyQuietSince = now;
     }
     if (headPending) {
-      if (headerTimeoutNanos > 0 && owed == 0 && now - headSince >= headerTimeoutNanos) {
+      if (headerTimeoutNanos > 0 && owed == 0 && running == null && now - headSince >= headerTimeoutNanos) {
         refuse(408, "the request head did not arrive within :header-timeout-ms");
         return;
       }
-    } else if (owed == 0 && !bodyPending && idleTimeoutNanos > 0 && now - idleSince >= idleTimeoutNanos) {
+    } else if (owed == 0 && !bodyPending && running == null && idleTimeoutNanos > 0 && now - idleSince >= idleTimeoutNanos) {
       LOG.log(System.Logger.Level.DEBUG, "closing {0}: idle for :idle-timeout-ms", channel.remoteAddress());
       closeNow();
       return;

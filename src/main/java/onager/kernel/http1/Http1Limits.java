@@ -10,6 +10,7 @@ package onager.kernel.http1;
  * @param idleTimeoutMs   longest a connection may wait for a request, or for its
  *                        client to take response bytes
  * @param serverHeader    the Server header of the answers the pipeline writes itself, or null
+ * @param shutdownTimeoutMs longest a stopping server lets the requests in flight finish
  */
 public record Http1Limits(int maxHeaderCount, long headerTimeoutMs, long bodyTimeoutMs, long idleTimeoutMs,
-                          CharSequence serverHeader) {}
+                          CharSequence serverHeader, long shutdownTimeoutMs) {}

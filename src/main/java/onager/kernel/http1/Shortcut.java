@@ -10,14 +10,33 @@ import io.netty.handler.codec.http.HttpRequest;
  * plain: HTTP/1.1, well formed, kept alive, without a body, Expect or Upgrade,
  * and with no earlier response of the connection still owed, so that an answer
  * written at once is also written in order.
+ *
+ * <p>A request whose handler may block is queued instead: the requests one read
+ * of a connection brings are answered together, in order, on one thread
+ * ({@link #runQueued}), while the connection waits for them.
  */
 public interface Shortcut {
+  /** The response is written, not flushed. */
+  int WRITTEN = 0;
+  /** The request goes on to Vert.x as any other does. */
+  int DECLINED = 1;
+  /** The request joins the connection's queue, run at the end of the read. */
+  int QUEUED = 2;
+
   /**
-   * Answers {@code request}, writing the response through {@code ctx} without
-   * flushing it, and returns true; or returns false, and the request goes on to
-   * Vert.x as any other does.
+   * Answers {@code request}, or queues it, or declines it.
    *
    * @param secure the connection is TLS
+   * @param mayWrite false while requests are queued: an answer written now would
+   *     overtake theirs, so the shortcut queues the request or declines it
    */
-  boolean answer(ChannelHandlerContext ctx, HttpRequest request, boolean secure);
+  int answer(ChannelHandlerContext ctx, HttpRequest request, boolean secure, boolean mayWrite);
+
+  /**
+   * Runs the handlers of {@code requests}, queued by {@link #answer} during one
+   * read, in order on a thread of their own, then reports to {@code guard} on
+   * the event loop: {@link ConnectionGuard#queuedAnswered} or
+   * {@link ConnectionGuard#queuedTimedOut}.
+   */
+  void runQueued(ChannelHandlerContext ctx, HttpRequest[] requests, boolean secure, ConnectionGuard guard);
 }

@@ -322,7 +322,7 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
 
   // An answer that came after the request was answered for (timeout, error): its body
   // will never be sent, but a stream or file handle in it must still be closed.
-  private static void discardLate(Object answer) {
+  static void discardLate(Object answer) {
     if (ResponseMaps.isResponse(answer) && ResponseMaps.get(answer, ResponseMaps.BODY) instanceof Closeable c) {
       try {
         c.close();

@@ -62,7 +62,7 @@ public final class OnagerServer implements Closeable {
     List<HttpServer> servers = new CopyOnWriteArrayList<>();
     HttpServerOptions options = serverOptions(config);
     Http1Limits limits = new Http1Limits(config.maxHeaderCount, config.headerTimeoutMs, config.bodyTimeoutMs,
-        config.idleTimeoutMs, dispatcher.serverHeader);
+        config.idleTimeoutMs, dispatcher.serverHeader, config.shutdownTimeoutMs);
     try {
       String id = await(vertx.deployVerticle(
           () -> new ServerVerticle(options, dispatcher, servers, limits, config.requestTimeoutMs),

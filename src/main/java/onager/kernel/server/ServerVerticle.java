@@ -45,7 +45,7 @@ final class ServerVerticle extends VerticleBase {
     timeouts = t;
     dates = HttpDate.tickOn(loop);
     VirtualStarts starts = new VirtualStarts(loop, dispatcher.virtualThreads);
-    LoopShortcut shortcut = LoopShortcut.of(dispatcher);
+    LoopShortcut shortcut = LoopShortcut.of(dispatcher, starts, t);
     HttpServer server = vertx.createHttpServer(options)
         .connectionHandler(connection -> {
           var channel = ((ConnectionBase) connection).channel();
