@@ -12,15 +12,13 @@
   (:import [java.nio ByteBuffer]
            [java.nio.charset StandardCharsets]))
 
-(def ^:private shortcut-classes
-  #{"onager.kernel.server.LoopShortcut" "onager.kernel.server.QueuedRun"})
-
 (defn- via-shortcut?
-  "True when the handler runs inside the shortcut (called from the connection's
-  pipeline or from a run of queued requests, not from Vert.x's request handler)."
+  "True when the handler was called by the shortcut's run of queued requests, not
+  by Vert.x's request handler (which a run on the loop may have led to)."
   []
-  (boolean (some #(shortcut-classes (.getClassName ^StackTraceElement %))
-                 (.getStackTrace (Thread/currentThread)))))
+  (= "onager.kernel.server.QueuedRun"
+     (some #(let [c (.getClassName ^StackTraceElement %)] (when (str/starts-with? c "onager.kernel.server.") c))
+           (.getStackTrace (Thread/currentThread)))))
 
 (defn- flagging [_request]
   {:status 200 :headers {"X-Shortcut" (str (via-shortcut?))} :body "ok"})

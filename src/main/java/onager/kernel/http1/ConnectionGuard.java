@@ -111,13 +111,14 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   private boolean dispatching;
   private boolean holding;
 
-  // The latest head's kind; the shortcut answered the latest request (its end is still to
-  // come and goes nowhere); the shortcut wrote since the last flush.
+  // The latest head's kind; the shortcut took the latest request (its end is still to
+  // come and goes nowhere); the shortcut wrote since the last flush; the read is ending.
   private int head = HEAD_BODY;
   private boolean skipEnd;
   private boolean unflushed;
+  private boolean completing;
 
-  // Requests the shortcut queued during this read; the ones its thread runs now; what
+  // Requests the shortcut took during this read; the ones it runs now; what
   // came in since, held back in order (null: nothing), with reading paused for it; a
   // close asked for while they run, done once their answers are written.
   private final ArrayList<HttpRequest> queued = new ArrayList<>();
@@ -272,20 +273,13 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       headPending = false;
       boolean plain = plain(request);
       if (running == null && held == null) {
-        if (plain && owed == 0 && shortcut != null) {
-          int answer = shortcut.answer(ctx, request, secure, queued.isEmpty());
-          if (answer != Shortcut.DECLINED) {
-            letGoOfBody();
-            if (answer == Shortcut.QUEUED) {
-              queued.add(request);
-            } else {
-              unflushed = true;
-            }
-            skipEnd = !(msg instanceof LastHttpContent);
-            bodyPending = false;
-            bodyOf = null;
-            return;
-          }
+        if (plain && owed == 0 && shortcut != null && shortcut.takes(request, queued.isEmpty())) {
+          letGoOfBody();
+          queued.add(request);
+          skipEnd = !(msg instanceof LastHttpContent);
+          bodyPending = false;
+          bodyOf = null;
+          return;
         }
         if (queued.isEmpty()) {
           letGoOfBody();
@@ -345,7 +339,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
     return true;
   }
 
-  // ---- requests queued for the shortcut's thread ----
+  // ---- requests queued for the shortcut ----
 
   private void hold(Object msg) {
     if (held == null) held = new ArrayList<>();
@@ -365,7 +359,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   }
 
   /**
-   * The shortcut's thread answered the first {@code count} of the queued
+   * The shortcut answered the first {@code count} of the queued
    * requests with {@code responses}. If {@code handedOn}, the next one's
    * handler ran too, and its outcome waits for it in Vert.x; any after it have
    * not run. They go on in order, as if they had just come, and so does what
@@ -418,8 +412,13 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
         }
       }
     }
-    // As at the end of a read: start what was queued, flush, and let Vert.x flush what it wrote.
-    channelReadComplete(ctx);
+    // As at the end of a read: run what was queued, flush, and let Vert.x flush what it
+    // wrote (the read this run ended within does that last part itself).
+    if (completing) {
+      endOfRead(ctx);
+    } else {
+      channelReadComplete(ctx);
+    }
   }
 
   /**
@@ -485,13 +484,22 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    completing = true;
+    try {
+      endOfRead(ctx);
+    } finally {
+      completing = false;
+    }
+    ctx.fireChannelReadComplete();
+  }
+
+  private void endOfRead(ChannelHandlerContext ctx) {
     if (!queued.isEmpty() && running == null) runQueued();
     // Vert.x flushes what it wrote during the read; the shortcut's answers are ours to flush.
     if (unflushed) {
       unflushed = false;
       ctx.flush();
     }
-    ctx.fireChannelReadComplete();
   }
 
   @Override

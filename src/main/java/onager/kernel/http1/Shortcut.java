@@ -11,32 +11,28 @@ import io.netty.handler.codec.http.HttpRequest;
  * and with no earlier response of the connection still owed, so that an answer
  * written at once is also written in order.
  *
- * <p>A request whose handler may block is queued instead: the requests one read
- * of a connection brings are answered together, in order, on one thread
- * ({@link #runQueued}), while the connection waits for them.
+ *
+ * <p>The requests it takes from one read of a connection are queued, and
+ * answered together, in order, at the end of the read ({@link #runQueued}),
+ * while the connection waits for them.
  */
 public interface Shortcut {
-  /** The response is written, not flushed. */
-  int WRITTEN = 0;
-  /** The request goes on to Vert.x as any other does. */
-  int DECLINED = 1;
-  /** The request joins the connection's queue, run at the end of the read. */
-  int QUEUED = 2;
+  /**
+   * True when the shortcut takes {@code request}, which then joins the
+   * connection's queue; false, and it goes on to Vert.x as any other does.
+   *
+   * @param first the queue is empty: later requests of the read join it only
+   *     if their handlers run where this one's does
+   */
+  boolean takes(HttpRequest request, boolean first);
 
   /**
-   * Answers {@code request}, or queues it, or declines it.
+   * Runs the handlers of {@code requests}, queued during one read, in order,
+   * then reports to {@code guard} on the event loop:
+   * {@link ConnectionGuard#queuedAnswered} or {@link ConnectionGuard#queuedTimedOut}.
+   * Handlers that run on the loop run within this call, and report within it.
    *
    * @param secure the connection is TLS
-   * @param mayWrite false while requests are queued: an answer written now would
-   *     overtake theirs, so the shortcut queues the request or declines it
-   */
-  int answer(ChannelHandlerContext ctx, HttpRequest request, boolean secure, boolean mayWrite);
-
-  /**
-   * Runs the handlers of {@code requests}, queued by {@link #answer} during one
-   * read, in order on a thread of their own, then reports to {@code guard} on
-   * the event loop: {@link ConnectionGuard#queuedAnswered} or
-   * {@link ConnectionGuard#queuedTimedOut}.
    */
   void runQueued(ChannelHandlerContext ctx, HttpRequest[] requests, boolean secure, ConnectionGuard guard);
 }

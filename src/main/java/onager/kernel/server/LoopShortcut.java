@@ -16,13 +16,12 @@ import onager.kernel.ring.RingRequest;
 
 /**
  * The {@link Shortcut} of one event loop, for servers whose sync handlers run
- * on the loop or on virtual threads. On the loop, a plain request's handler
- * runs as the request is read, and an answer with its body in memory is
- * written to the connection at once, past Vert.x's request and response
- * objects (measured: a third of raw Vert.x's per-request work when pipelined).
- * On virtual threads, the plain requests one read brings are queued and run in
- * order on one thread ({@link QueuedRun}), and their answers written together.
- * Any other outcome (a streamed or file body, a Transfer-Encoding or Connection
+ * on the loop or on virtual threads: the plain requests one read of a
+ * connection brings are run in order by one {@link QueuedRun}, at the end of
+ * the read on the loop or on one virtual thread, and their answers with a body
+ * in memory written together, past Vert.x's request and response objects
+ * (measured: a third of raw Vert.x's per-request work when pipelined). Any
+ * other outcome (a streamed or file body, a Transfer-Encoding or Connection
  * header, a response map that cannot be sent, the handler throwing) goes on to
  * Vert.x with the request, and the request's {@link Exchange} sends it as it
  * sends any other: one path decides those.
@@ -32,6 +31,9 @@ final class LoopShortcut implements Shortcut {
   private final VirtualStarts starts;
   // Null when :request-timeout-ms is 0.
   private final RequestTimeouts timeouts;
+  // Where the handlers of the queue being filled run: set by its first request, as one
+  // read of one connection fills it (the loop reads no other connection meanwhile).
+  private HandlerMode queuedMode;
 
   // The request handed on to Vert.x with its outcome made, until its Exchange takes it.
   private HttpRequest handedOn;
@@ -55,33 +57,26 @@ final class LoopShortcut implements Shortcut {
   }
 
   @Override
-  public int answer(ChannelHandlerContext ctx, HttpRequest request, boolean secure, boolean mayWrite) {
+  public boolean takes(HttpRequest request, boolean first) {
     String uri = request.uri();
     // Refusals and the goodbye of a stopping server are the Vert.x path's.
-    if (server.draining || uri.length() > server.maxUriLength) return DECLINED;
-    String path = HttpUtils.parsePath(uri);
-    HandlerMode mode = modeOf(request.method(), path);
-    if (mode == HandlerMode.VIRTUAL) return QUEUED;
-    if (mode != HandlerMode.EVENT_LOOP || !mayWrite) return DECLINED;
-    Object outcome;
-    try {
-      outcome = server.handler.invoke(request(ctx, request, path, secure));
-    } catch (Throwable t) {
-      handOn(request, null, t);
-      return DECLINED;
+    if (server.draining || uri.length() > server.maxUriLength) return false;
+    HandlerMode mode = modeOf(request.method(), HttpUtils.parsePath(uri));
+    if (mode == HandlerMode.WORKER) return false;
+    if (first) {
+      queuedMode = mode;
+      return true;
     }
-    FullHttpResponse response = fullResponse(outcome, request.method() == HttpMethod.HEAD);
-    if (response == null) {
-      handOn(request, outcome, null);
-      return DECLINED;
-    }
-    ctx.write(response, ctx.voidPromise());
-    return WRITTEN;
+    return mode == queuedMode;
   }
 
   @Override
   public void runQueued(ChannelHandlerContext ctx, HttpRequest[] requests, boolean secure, ConnectionGuard guard) {
-    QueuedRun run = new QueuedRun(this, ctx, requests, secure, guard);
+    if (queuedMode == HandlerMode.EVENT_LOOP) {
+      new QueuedRun(this, ctx, requests, secure, guard, true).run();
+      return;
+    }
+    QueuedRun run = new QueuedRun(this, ctx, requests, secure, guard, false);
     if (timeouts != null) timeouts.start(run);
     starts.start(run);
   }

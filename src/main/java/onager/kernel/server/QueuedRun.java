@@ -13,9 +13,15 @@ import onager.kernel.http1.ConnectionGuard;
 import onager.kernel.limits.Deadline;
 
 /**
- * The plain requests one read of a connection brought, for handlers that run on
- * virtual threads: run in order on one thread, their answers handed to the
- * connection's guard together on the event loop.
+ * The plain requests one read of a connection brought: run in order, at the end
+ * of the read on the event loop when their handlers run there, else on one
+ * virtual thread; their answers handed to the connection's guard together on
+ * the event loop.
+ *
+ * <p>On the loop, running a read's handlers together rather than each as its
+ * request is decoded took 1.22 against 1.39 µs of CPU per pipelined request
+ * (QUICK, 5 rounds, same run): decoding, handlers and encoding each in a tight
+ * run of their own.
  *
  * <p>Through Vert.x, a connection's pipelined requests each cost a round trip
  * between the loop and a virtual thread, as Vert.x hands a connection its next
@@ -46,6 +52,8 @@ final class QueuedRun extends Deadline implements VirtualStarts.Task {
   private final boolean secure;
   private final ConnectionGuard guard;
   private final FullHttpResponse[] responses;
+  // Run on the event loop, within the read: no thread, no clock.
+  private final boolean inline;
 
   // Guarded by this: the thread publishes answers, the loop may end the run first.
   private volatile int state = RUNNING;
@@ -57,7 +65,7 @@ final class QueuedRun extends Deadline implements VirtualStarts.Task {
   private Throwable thrown;
 
   QueuedRun(LoopShortcut shortcut, ChannelHandlerContext ctx, HttpRequest[] requests, boolean secure,
-            ConnectionGuard guard) {
+            ConnectionGuard guard, boolean inline) {
     this.shortcut = shortcut;
     this.server = shortcut.server();
     this.ctx = ctx;
@@ -66,9 +74,10 @@ final class QueuedRun extends Deadline implements VirtualStarts.Task {
     this.secure = secure;
     this.guard = guard;
     this.responses = new FullHttpResponse[requests.length];
+    this.inline = inline;
   }
 
-  /** On the run's own thread. */
+  /** On the run's own thread, or on the loop within the read when {@code inline}. */
   @Override
   public void run() {
     // The first request runs even if its client has left since, as through Vert.x; the
@@ -109,7 +118,11 @@ final class QueuedRun extends Deadline implements VirtualStarts.Task {
         return;
       }
     }
-    loop.execute(this::finish);
+    if (inline) {
+      finish();
+    } else {
+      loop.execute(this::finish);
+    }
   }
 
   private void stopAt(Object answer, Throwable failure) {
