@@ -395,18 +395,15 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       if (i == count && handedOn) {
         // Vert.x takes it at once (nothing is owed) and finds its outcome made.
         if (!toVertx(ctx, request)) ctx.fireChannelRead(request);
-        if (!(request instanceof LastHttpContent)) channelRead(ctx, LastHttpContent.EMPTY_LAST_CONTENT);
       } else {
-        head = HEAD_PLAIN;
-        channelRead(ctx, request);
-        if (!(request instanceof LastHttpContent)) channelRead(ctx, LastHttpContent.EMPTY_LAST_CONTENT);
+        replayPlain(ctx, request);
       }
+      if (!(request instanceof LastHttpContent)) channelRead(ctx, LastHttpContent.EMPTY_LAST_CONTENT);
     }
     if (replay != null) {
       for (Object msg : replay) {
         if (msg instanceof PlainRequest p) {
-          head = HEAD_PLAIN;
-          channelRead(ctx, p.request());
+          replayPlain(ctx, p.request());
         } else {
           channelRead(ctx, msg);
         }
@@ -419,6 +416,12 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
     } else {
       channelReadComplete(ctx);
     }
+  }
+
+  // A request that was plain when it came goes through channelRead again, as it came.
+  private void replayPlain(ChannelHandlerContext ctx, HttpRequest request) {
+    head = HEAD_PLAIN;
+    channelRead(ctx, request);
   }
 
   /**

@@ -2,7 +2,6 @@ package onager.kernel.server;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.impl.HttpUtils;
@@ -12,7 +11,6 @@ import onager.kernel.http1.Shortcut;
 import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.response.FullResponses;
 import onager.kernel.response.ResponseMaps;
-import onager.kernel.ring.RingRequest;
 
 /**
  * The {@link Shortcut} of one event loop, for servers whose sync handlers run
@@ -61,7 +59,7 @@ final class LoopShortcut implements Shortcut {
     String uri = request.uri();
     // Refusals and the goodbye of a stopping server are the Vert.x path's.
     if (server.draining || uri.length() > server.maxUriLength) return false;
-    HandlerMode mode = modeOf(request.method(), HttpUtils.parsePath(uri));
+    HandlerMode mode = modeOf(request);
     if (mode == HandlerMode.WORKER) return false;
     if (first) {
       queuedMode = mode;
@@ -90,14 +88,10 @@ final class LoopShortcut implements Shortcut {
     if (timeouts != null) timeouts.done(run);
   }
 
-  /** The request map of {@code request}, whose path is {@code path}. */
-  static RingRequest request(ChannelHandlerContext ctx, HttpRequest request, String path, boolean secure) {
-    return new RingRequest(new ShortcutRequest(request, ctx.channel(), path, secure));
-  }
-
-  private HandlerMode modeOf(HttpMethod method, String path) {
+  // The path is parsed only for a router's modes: the run parses it again for the request map.
+  private HandlerMode modeOf(HttpRequest request) {
     if (server.routeModes == null) return server.mode;
-    HandlerMode chosen = server.routeModes.modeFor(method.name(), path);
+    HandlerMode chosen = server.routeModes.modeFor(request.method().name(), HttpUtils.parsePath(request.uri()));
     return chosen == null ? server.mode : chosen;
   }
 

@@ -11,6 +11,7 @@ import io.vertx.core.http.impl.HttpUtils;
 import java.util.concurrent.TimeUnit;
 import onager.kernel.http1.ConnectionGuard;
 import onager.kernel.limits.Deadline;
+import onager.kernel.ring.RingRequest;
 
 /**
  * The plain requests one read of a connection brought: run in order, at the end
@@ -87,8 +88,8 @@ final class QueuedRun extends Deadline implements VirtualStarts.Task {
       long start = System.nanoTime();
       Object answer;
       try {
-        answer = server.handler.invoke(
-            LoopShortcut.request(ctx, request, HttpUtils.parsePath(request.uri()), secure));
+        answer = server.handler.invoke(new RingRequest(
+            new ShortcutRequest(request, ctx.channel(), HttpUtils.parsePath(request.uri()), secure)));
       } catch (Throwable t) {
         stopAt(null, t);
         break;
