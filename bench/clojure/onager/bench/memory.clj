@@ -6,7 +6,9 @@
     with no error and no OutOfMemoryError;
   - plaintext throughput with a 16 MiB heap and with 512 MiB, in alternating
     runs, and the resident memory (RSS) under that load;
-  - start-up: the time from launching the JVM to the first good response; and,
+  - start-up: the time from launching the JVM to the first good response, with
+    the server pinned to one CPU as in every other run, and again on all CPUs;
+    and,
     for comparison only, the same with a JDK AOT cache (JDK 25+, JEP 483/514)
     made by a training run: the JDK's, Clojure's and the libraries' classes
     come pre-parsed and pre-linked from the cache (Onager's API among them, as
@@ -23,8 +25,9 @@
 
 (def servers
   "The servers this benchmark measures by default: the baseline, Onager in
-  its default mode and its fastest, and the peer."
-  (mapv servers/by-id ["vertx" "onager-virtual" "onager-event-loop" "ring-jetty"]))
+  its default mode and its fastest, the peer, and the floor under any Clojure
+  server on Vert.x (start-up and smallest heap only)."
+  (mapv servers/by-id ["vertx" "onager-virtual" "onager-event-loop" "ring-jetty" "clojure-floor"]))
 
 (def heap-sizes "The heaps tried, smallest first, in MiB." [6 8 10 12 16 24 32 64])
 
@@ -95,7 +98,8 @@
   "Plaintext throughput of each server at `small-heap` and `large-heap` MiB,
   in rounds that alternate servers and heaps, with the RSS under load."
   [server-defs {:keys [runs cpus log-dir extra-flags] :as opts}]
-  (let [scenario (load/by-id "plaintext")
+  (let [server-defs (remove :floor? server-defs)
+        scenario (load/by-id "plaintext")
         handles (atom [])]
     (try
       (doseq [s server-defs mib [small-heap large-heap]]
@@ -129,7 +133,8 @@
 
 (defn startup
   "Start-up to the first good response, `reps` launches of each server,
-  alternating servers."
+  alternating servers; each pinned to the server's CPUs in `opts` (`:cpus`
+  nil: on all of them)."
   [server-defs reps {:keys [cpus log-dir extra-flags]}]
   (let [times (reduce
                (fn [acc rep]
@@ -220,13 +225,15 @@
   [server-defs {:keys [quick runs] :as opts}]
   (let [serve-seconds (if quick 3 10)
         reps (if quick 2 5)]
-    (log "== start-up: JVM launch to the first response")
+    (log "== start-up: JVM launch to the first response, the server on one CPU")
     (let [st (startup server-defs reps opts)
+          _ (log "== start-up on all CPUs")
+          st-all (startup server-defs reps (assoc opts :cpus nil))
           _ (log "== start-up with a JDK AOT cache (for comparison; the bar is without)")
           aot (aot-startup reps opts)]
       (log (str "== smallest heap that serves plaintext for " serve-seconds " s"))
       (let [mins (mapv (fn [s] (assoc (min-heap s serve-seconds opts) :id (:id s) :label (:label s))) server-defs)]
         (log (str "== plaintext at -Xmx" small-heap "m and -Xmx" large-heap "m, RSS under load"))
         (let [tp (heap-throughput server-defs opts)]
-          {:startup st :aot-startup aot :min-heap mins :heap-throughput tp
+          {:startup st :startup-all-cpus st-all :aot-startup aot :min-heap mins :heap-throughput tp
            :serve-seconds serve-seconds :startup-reps reps :runs runs})))))

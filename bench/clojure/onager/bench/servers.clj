@@ -16,7 +16,8 @@
 (def table
   "Every server the harness knows, in report order. `:main` and `:args` start
   it (the harness adds --port); `:classpath` says what it needs beyond the
-  project's class path."
+  project's class path. A `:floor?` server is no contender but a lower bound,
+  measured only where a bar may lie below it (start-up, smallest heap)."
   [{:id "vertx" :label "raw Vert.x 5 (Java)"
     :main "onager.bench.vertx.RawVertx" :args [] :classpath :raw}
    {:id "onager-virtual" :label "Onager :virtual (default)"
@@ -28,7 +29,13 @@
    {:id "onager-async" :label "Onager async (3-arity, :event-loop)"
     :main "clojure.main" :args ["-m" "onager.demo" "--async"] :classpath :onager}
    {:id "ring-jetty" :label "ring-jetty-adapter 1.8"
-    :main "clojure.main" :args ["-m" "onager.bench.jetty"] :classpath :peer}])
+    :main "clojure.main" :args ["-m" "onager.bench.jetty"] :classpath :peer}
+   {:id "clojure-floor" :label "floor: Clojure from source, then raw Vert.x"
+    :main "clojure.main" :args ["-m" "onager.bench.floor"] :classpath :floor :floor? true}])
+
+(def contenders
+  "The servers of the throughput benchmark: the table without its floors."
+  (filterv (complement :floor?) table))
 
 (def baseline-id "The server every figure is a ratio to." "vertx")
 
@@ -71,6 +78,7 @@
                         (case kind
                           :raw []
                           :onager ["examples"]
+                          :floor ["bench/clojure"]
                           :peer (concat ["examples" "bench/clojure"] (peer-jars))))))
 
 ;; ---- running one ----
