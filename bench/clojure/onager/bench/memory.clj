@@ -26,7 +26,7 @@
 (def servers
   "The servers this benchmark measures by default: the baseline, Onager in
   its default mode and its fastest, the peer, and the floor under any Clojure
-  server on Vert.x (start-up and smallest heap only)."
+  server on Vert.x."
   (mapv servers/by-id ["vertx" "onager-virtual" "onager-event-loop" "ring-jetty" "clojure-floor"]))
 
 (def heap-sizes "The heaps tried, smallest first, in MiB." [6 8 10 12 16 24 32 64])
@@ -98,8 +98,7 @@
   "Plaintext throughput of each server at `small-heap` and `large-heap` MiB,
   in rounds that alternate servers and heaps, with the RSS under load."
   [server-defs {:keys [runs cpus log-dir extra-flags] :as opts}]
-  (let [server-defs (remove :floor? server-defs)
-        scenario (load/by-id "plaintext")
+  (let [scenario (load/by-id "plaintext")
         handles (atom [])]
     (try
       (doseq [s server-defs mib [small-heap large-heap]]

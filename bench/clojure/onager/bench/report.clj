@@ -183,6 +183,7 @@
   (let [find (fn [k id] (some #(when (= id (:id %)) %) (get data k)))
         onager (find :heap-throughput "onager-virtual")
         raw (find :heap-throughput "vertx")
+        floor (find :heap-throughput "clojure-floor")
         rss (fn [s] (get-in s [:small :rss-mib :median]))
         heap (fn [id] (some-> (:min-mib (find :min-heap id)) (str " MiB")))
         seconds (fn [id] (some-> (find :startup id) :startup-ms :median (/ 1000.0)))
@@ -196,7 +197,8 @@
       (verdict (get-in onager [:small-vs-large :median]) >= 0.9) "—"]
      ["RSS under load at -Xmx16m ÷ raw Vert.x's" "ratio"
       (f (when (and (rss onager) (rss raw)) (/ (rss onager) (rss raw))) 3) "≤ 1.1"
-      (verdict (when (and (rss onager) (rss raw)) (/ (rss onager) (rss raw))) <= 1.1) "—"]
+      (verdict (when (and (rss onager) (rss raw)) (/ (rss onager) (rss raw))) <= 1.1)
+      (if (and (rss floor) (rss raw)) (f (/ (rss floor) (rss raw)) 3) "—")]
      ["start-up to first response, from source" "seconds"
       (f (seconds "onager-virtual") 2) "≤ 1.5 s"
       (verdict (seconds "onager-virtual") <= 1.5)

@@ -17,7 +17,7 @@
   "Every server the harness knows, in report order. `:main` and `:args` start
   it (the harness adds --port); `:classpath` says what it needs beyond the
   project's class path. A `:floor?` server is no contender but a lower bound,
-  measured only where a bar may lie below it (start-up, smallest heap)."
+  measured by the memory benchmark only."
   [{:id "vertx" :label "raw Vert.x 5 (Java)"
     :main "onager.bench.vertx.RawVertx" :args [] :classpath :raw}
    {:id "onager-virtual" :label "Onager :virtual (default)"
