@@ -100,7 +100,7 @@
         server-defs (vec (distinct (cons (servers/by-id servers/baseline-id) picked)))
         complete? (empty? (:servers opts))
         dir (out-dir "memory")
-        ;; Throughput here only compares heaps: 5 s runs are enough, and keep the whole under 15 min.
+        ;; Throughput here only compares heaps: 5 s runs are enough, and keep the whole near 17 min.
         ;; Its servers are not loaded first: each run is a heap size against the same server's other.
         ;; 5 rounds, not 3: a 16 ÷ 512 MiB pair spread over 0.84–1.12 between rounds on this machine.
         s (-> (settings (-> opts

@@ -64,10 +64,13 @@
 
 ;; ---- the throughput report ----
 
+(defn- with-id
+  "The entry of `entries` (scenarios or servers) whose :id is `id`, or nil."
+  [entries id]
+  (some #(when (= id (:id %)) %) entries))
+
 (defn- find-server [data scenario-id server-id]
-  (some (fn [sc] (when (= scenario-id (:id sc))
-                   (some #(when (= server-id (:id %)) %) (:servers sc))))
-        (:scenarios data)))
+  (with-id (:servers (with-id (:scenarios data) scenario-id)) server-id))
 
 (def bars
   "The issue's bars on the throughput figures: scenario, server, figure (a
@@ -180,7 +183,7 @@
 ;; ---- the memory report ----
 
 (defn- memory-bars [data]
-  (let [find (fn [k id] (some #(when (= id (:id %)) %) (get data k)))
+  (let [find (fn [k id] (with-id (get data k) id))
         onager (find :heap-throughput "onager-virtual")
         raw (find :heap-throughput "vertx")
         floor (find :heap-throughput "clojure-floor")
@@ -208,10 +211,9 @@
   "One row per server: its start-up on one CPU and on all, each also as a
   ratio to raw Vert.x's."
   [data]
-  (let [median (fn [k id] (some #(when (= id (:id %)) (get-in % [:startup-ms :median])) (get data k)))
-        cell (fn [k {:keys [id]}]
-               (let [s (some #(when (= id (:id %)) (:startup-ms %)) (get data k))
-                     base (median k "vertx")]
+  (let [cell (fn [k {:keys [id]}]
+               (let [s (:startup-ms (with-id (get data k) id))
+                     base (get-in (with-id (get data k) "vertx") [:startup-ms :median])]
                  (if s
                    (str (with-spread s #(f % 0)) " | " (f (when base (/ (:median s) base)) 2))
                    "— | —")))]
@@ -278,7 +280,7 @@
      ""
      "| server | req/s at 16 MiB | req/s at 512 MiB | 16 ÷ 512 | RSS under load at 16 MiB | ÷ Vert.x | RSS at 512 MiB |"
      "|---|---|---|---|---|---|---|"]
-    (let [base (some #(when (= "vertx" (:id %)) (get-in % [:small :rss-mib :median])) (:heap-throughput data))]
+    (let [base (get-in (with-id (:heap-throughput data) "vertx") [:small :rss-mib :median])]
       (for [{:keys [label small large small-vs-large]} (:heap-throughput data)]
         (str "| " label " | " (with-spread (:rps small) count-str) " | " (with-spread (:rps large) count-str)
              " | " (ratio-str small-vs-large)

@@ -8,9 +8,8 @@ import io.netty.handler.codec.http.HttpRequest;
  * about a third of raw Vert.x's whole per-request work when requests are
  * pipelined. The {@link ConnectionGuard} offers it only requests that are
  * plain: HTTP/1.1, well formed, kept alive, without a body, Expect or Upgrade,
- * and with no earlier response of the connection still owed, so that an answer
- * written at once is also written in order.
- *
+ * and with no earlier response of the connection still owed, so that its
+ * answers are written in order.
  *
  * <p>The requests it takes from one read of a connection are queued, and
  * answered together, in order, at the end of the read ({@link #runQueued}),
