@@ -106,6 +106,14 @@
       (is (= {"a" ["1" "3" "4"] "b" "2"} (:query-params r)))
       (is (= {"a" "form" "c" ["5" "6"]} (:form-params r)))
       (is (= {"a" ["1" "3" "4"] "b" "2" "c" ["5" "6"]} (:params r)))))
+  (testing "a key given many times (its values' array grows by one, then doubles), alone and among many keys"
+    (let [values (map str (range 30))
+          alone (str/join "&" (map #(str "t=" %) values))
+          mixed (str/join "&" (mapcat (fn [v] [(str "t=" v) (str "k" (mod (parse-long v) 12) "=" v)]) values))]
+      (is (= {"t" (vec values)} (:query-params (ours (request alone nil nil nil)))))
+      (is (= (vec values) (get (:query-params (ours (request mixed nil nil nil))) "t")))
+      (doseq [qs [alone mixed (str/join "&" (take 9 (str/split mixed #"&")))]]
+        (is (same-as-ring? #(request qs nil nil nil)) qs))))
   (testing "decoding: + is a space, escapes in the charset, bad escapes drop their pair"
     (is (= {"q" "a b+c" "e" "é"} (:query-params (ours (request "q=a+b%2Bc&e=%C3%A9&bad=%zz" nil nil nil)))))
     (is (= {"e" "é"} (:query-params (ours (request "e=%E9" nil nil "text/plain; charset=ISO-8859-1"))))))

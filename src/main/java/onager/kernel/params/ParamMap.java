@@ -14,13 +14,17 @@ import java.util.Arrays;
  * built in one array, as assoc would build an array map, and a repeated name's
  * values gather in an array made a vector once at the end (rather than one
  * vector per value, as conj would make); past eight names it is a hash map.
+ *
+ * <p>A repeated name's array grows by one value at a time up to eight, so that
+ * it is the vector's own, exactly sized, with no copy at the end: each
+ * allocation costs about as much as the rest of a repeat's work.
  */
 final class ParamMap {
   /** Maps with up to this many entries are array maps, as assoc would make them. */
   private static final int ARRAY_MAP_MAX = 8;
 
-  /** How many values a repeated name's array starts with; it doubles as needed. */
-  private static final int FIRST_REPEATS = 4;
+  /** Up to this many values a repeated name's array grows by one; past them it doubles. */
+  private static final int EXACT_REPEATS = 8;
 
   private final Object[] kv;
   private int n; // slots used in kv
@@ -83,7 +87,9 @@ final class ParamMap {
     if (big != null) return big.persistent();
     if (n == 0) return PersistentArrayMap.EMPTY;
     if (repeats) {
-      for (int j = 1; j < n; j += 2) kv[j] = vectorOf(kv[j]);
+      for (int j = 1; j < n; j += 2) {
+        if (kv[j] instanceof Object[] values) kv[j] = vectorOf(values);
+      }
     }
     return new PersistentArrayMap(n == kv.length ? kv : Arrays.copyOf(kv, n));
   }
@@ -99,17 +105,12 @@ final class ParamMap {
     return -1;
   }
 
-  /** A repeated name's values so far: an array that grows by doubling, null past the last value. */
+  /** A repeated name's values so far: an array, null past the last value once it has doubled. */
   private static Object[] append(Object current, String value) {
-    if (current instanceof String first) {
-      Object[] values = new Object[FIRST_REPEATS];
-      values[0] = first;
-      values[1] = value;
-      return values;
-    }
+    if (current instanceof String first) return new Object[] {first, value};
     Object[] values = (Object[]) current;
     int count = count(values);
-    if (count == values.length) values = Arrays.copyOf(values, 2 * count);
+    if (count == values.length) values = Arrays.copyOf(values, count < EXACT_REPEATS ? count + 1 : 2 * count);
     values[count] = value;
     return values;
   }
@@ -121,7 +122,10 @@ final class ParamMap {
   }
 
   private static Object vectorOf(Object value) {
-    if (!(value instanceof Object[] values)) return value;
+    return value instanceof Object[] values ? vectorOf(values) : value;
+  }
+
+  private static IPersistentVector vectorOf(Object[] values) {
     int count = count(values);
     return LazilyPersistentVector.createOwning(count == values.length ? values : Arrays.copyOf(values, count));
   }

@@ -55,12 +55,13 @@ final class RequestMaps {
    */
   static IPersistentMap with(IPersistentMap request, Object[] entries, int formAt, int queryAt, int paramsAt,
                              IPersistentMap form, IPersistentMap query, Object params) {
-    Object[] kv = Arrays.copyOf(entries, entries.length + 6);
+    // Sized first: an array map's array is exactly its entries, so room left over would cost a second copy.
+    int added = (form != null && formAt < 0 ? 2 : 0) + (query != null && queryAt < 0 ? 2 : 0) + (paramsAt < 0 ? 2 : 0);
+    Object[] kv = Arrays.copyOf(entries, entries.length + added);
     int used = entries.length;
     if (form != null) used = put(kv, used, formAt, FORM_PARAMS, form);
     if (query != null) used = put(kv, used, queryAt, QUERY_PARAMS, query);
     used = put(kv, used, paramsAt, PARAMS, params);
-    if (used < kv.length) kv = Arrays.copyOf(kv, used);
     IPersistentMap meta = ((PersistentArrayMap) request).meta();
     if (used <= ARRAY_MAP_SLOTS) return new PersistentArrayMap(meta, kv);
     IPersistentMap map = PersistentHashMap.create(kv);
