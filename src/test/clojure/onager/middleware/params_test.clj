@@ -120,6 +120,11 @@
   (testing "no = at all: no parameters; a name without = has the value \"\""
     (is (= {} (:query-params (ours (request "justtext" nil nil nil)))))
     (is (= {"flag" "" "x" "1"} (:query-params (ours (request "flag&x=1" nil nil nil))))))
+  (testing "short values (one character, two digits: shared strings) and values just past them"
+    (doseq [qs ["a=1&b=x&c=%&d=07&e=99&f=9a&g=a9&h=100&i=&j=+&k=%41&l=\u00e9&m=\u00e99&n=:0&o=0:&p=/9&q=9/"
+                "a=\u263a&b=\u263a1&c=1\u263a"]]
+      (is (same-as-ring? #(request qs nil nil nil)) qs))
+    (is (= {"a" "1" "b" "07" "c" "" "d" "\u00e9"} (:query-params (ours (request "a=1&b=07&c=&d=\u00e9" nil nil nil))))))
   (testing "a lone pair (parsed without the map builder) as ring-core parses it"
     (is (= {"id" "42"} (:query-params (ours (request "id=42" nil nil nil)))))
     (doseq [qs ["=" "a=" "=b" "%zz=1" "a=%zz" "a+b=c+d" "&a=1" "a=1&"]]

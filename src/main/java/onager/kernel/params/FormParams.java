@@ -101,7 +101,10 @@ public final class FormParams {
         String value;
         if (!hasValue) value = "";
         else if (valueEscape >= 0) value = FormDecoding.decode(s, text, valueStart, valueEscape, end, charset, valueWide);
-        else value = s.substring(valueStart, end);
+        else {
+          value = valueWide || end - valueStart > 2 ? null : ShortValues.of(text, valueStart, end - valueStart);
+          if (value == null) value = s.substring(valueStart, end);
+        }
         if (name != null && value != null) {
           // The only pair (a query string of one parameter is common) needs no ParamMap.
           if (map == null && start == 0 && end >= len) {
