@@ -112,7 +112,7 @@ public final class FormParams {
           }
           // Pairs are at least two characters apart: "a&b".
           if (map == null) map = new ParamMap(end >= len ? 1 : (len - start + 1) / 2);
-          map.put(name, value);
+          if (!map.putNew(name, value)) map.putAgain(name, value);
         }
       }
       start = end + 1;

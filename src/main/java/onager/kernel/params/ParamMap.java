@@ -40,28 +40,33 @@ final class ParamMap {
     kv = new Object[2 * Math.min(ARRAY_MAP_MAX, pairs)];
   }
 
-  void put(String name, String value) {
-    // The common case, a new name with room for it, is kept small enough for
-    // the JIT to inline it into the parser's loop.
-    int h = name.hashCode();
-    long bit = 1L << (h ^ (h >>> 16));
-    if ((seen & bit) == 0 && n < kv.length) {
-      seen |= bit;
-      kv[n] = name;
-      kv[n + 1] = value;
-      n += 2;
-    } else {
-      putAgain(name, value, h, bit);
-    }
+  /**
+   * Puts a pair whose name is new, while the array has room: the common case,
+   * with no call in it, so that the JIT always inlines it into the parser's
+   * loop. A method that called putAgain got putAgain compiled into it, and
+   * was then too large to inline there, in some runs and not in others.
+   *
+   * @return false when the name may have come before or the array is full:
+   *     the caller then calls {@link #putAgain}
+   */
+  boolean putNew(String name, String value) {
+    long bit = bit(name);
+    if ((seen & bit) != 0 || n == kv.length) return false;
+    seen |= bit;
+    kv[n] = name;
+    kv[n + 1] = value;
+    n += 2;
+    return true;
   }
 
   /** A name that may have come before, or one more than the array holds. */
-  private void putAgain(String name, String value, int h, long bit) {
+  void putAgain(String name, String value) {
     if (big != null) {
-      big = big.assoc(name, conj(big.valAt(name), value));
+      putBig(name, value);
       return;
     }
-    int at = (seen & bit) == 0 ? -1 : indexOf(name, h);
+    long bit = bit(name);
+    int at = (seen & bit) == 0 ? -1 : indexOf(name);
     seen |= bit;
     if (at >= 0) {
       kv[at + 1] = append(kv[at + 1], value);
@@ -71,10 +76,24 @@ final class ParamMap {
       kv[n + 1] = value;
       n += 2;
     } else {
-      big = PersistentHashMap.EMPTY.asTransient();
-      for (int j = 0; j < n; j += 2) big = big.assoc(kv[j], vectorOf(kv[j + 1]));
-      big = big.assoc(name, value);
+      toBig(name, value);
     }
+  }
+
+  private static long bit(String name) {
+    int h = name.hashCode();
+    return 1L << (h ^ (h >>> 16));
+  }
+
+  /** The ninth name: the names so far and this one into a hash map. */
+  private void toBig(String name, String value) {
+    big = PersistentHashMap.EMPTY.asTransient();
+    for (int j = 0; j < n; j += 2) big = big.assoc(kv[j], vectorOf(kv[j + 1]));
+    big = big.assoc(name, value);
+  }
+
+  private void putBig(String name, String value) {
+    big = big.assoc(name, conj(big.valAt(name), value));
   }
 
   IPersistentMap build() {
@@ -94,13 +113,18 @@ final class ParamMap {
     return new PersistentArrayMap(n == kv.length ? kv : Arrays.copyOf(kv, n));
   }
 
-  private int indexOf(String name, int h) {
-    // A name from the cache is the same String each time it comes; the others
-    // have their hash cached (names from the cache too), so comparing hashes
-    // spares comparing text for nearly every other name.
+  private int indexOf(String name) {
+    // A name from the cache is the same String each time it comes: found by
+    // identity, without reading any of the strings. Only other names (escaped,
+    // long, or pushed out of the cache) need a second look, by hash (cached in
+    // every string here), then text.
+    for (int i = 0; i < n; i += 2) {
+      if (kv[i] == name) return i;
+    }
+    int h = name.hashCode();
     for (int i = 0; i < n; i += 2) {
       String other = (String) kv[i];
-      if (other == name || (other.hashCode() == h && other.equals(name))) return i;
+      if (other.hashCode() == h && other.equals(name)) return i;
     }
     return -1;
   }
