@@ -102,7 +102,7 @@ public final class FormParams {
         if (!hasValue) value = "";
         else if (valueEscape >= 0) value = FormDecoding.decode(s, text, valueStart, valueEscape, end, charset, valueWide);
         else {
-          value = valueWide || end - valueStart > 2 ? null : ShortValues.of(text, valueStart, end - valueStart);
+          value = valueWide ? null : ShortValues.of(text, valueStart, end - valueStart);
           if (value == null) value = s.substring(valueStart, end);
         }
         if (name != null && value != null) {

@@ -19,10 +19,12 @@ final class ShortValues {
   }
 
   /**
-   * The shared String of the {@code length} (at most 2) Latin-1 bytes of
-   * {@code text} from {@code start}, or null when there is none.
+   * The shared String of the {@code length} Latin-1 bytes of {@code text} from
+   * {@code start}, or null when there is none (longer than two, or two that
+   * are not digits).
    */
   static String of(byte[] text, int start, int length) {
+    if (length > 2) return null;
     if (length == 0) return "";
     if (length == 1) return ONE[text[start] & 0xff];
     int tens = text[start] - '0';
