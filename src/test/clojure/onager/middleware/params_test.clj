@@ -116,7 +116,14 @@
         (is (same-as-ring? #(request qs nil nil nil)) qs))))
   (testing "decoding: + is a space, escapes in the charset, bad escapes drop their pair"
     (is (= {"q" "a b+c" "e" "é"} (:query-params (ours (request "q=a+b%2Bc&e=%C3%A9&bad=%zz" nil nil nil)))))
-    (is (= {"e" "é"} (:query-params (ours (request "e=%E9" nil nil "text/plain; charset=ISO-8859-1"))))))
+    (is (= {"e" "é"} (:query-params (ours (request "e=%E9" nil nil "text/plain; charset=ISO-8859-1")))))
+    (testing "(a + before the first % is a space already when the escapes are decoded)"
+      (is (= {"q" "clojure web server" "a b" "+" "x" "1 " " " "  "}
+             (:query-params (ours (request "q=clojure+web+server&a+b=%2B&x=1+&+=++" nil nil nil)))))
+      (is (= {"q" "a b c+d e" "k y" "é f"} (:query-params (ours (request "q=a+b%20c%2Bd+e&k+y=%C3%A9+f" nil nil nil)))))
+      (doseq [qs ["q=a+\u263a+b" "\u263a+a=b+c" "a+\u263a=%41+b" "q=\u263a+%E2%9C%93+x" "a+b=c+d&a+b=e+f" "++=++&+=+"]]
+        (is (same-as-ring? #(request qs nil nil nil)) qs))
+      (is (same-as-ring? #(request nil "q=a+b&n+m=c+%C3%A9+d" "UTF-8" "application/x-www-form-urlencoded")))))
   (testing "no = at all: no parameters; a name without = has the value \"\""
     (is (= {} (:query-params (ours (request "justtext" nil nil nil)))))
     (is (= {"flag" "" "x" "1"} (:query-params (ours (request "flag&x=1" nil nil nil))))))

@@ -41,7 +41,8 @@ final class FormDecoding {
    *
    * @param text the parser's copy of {@code s} as Latin-1 bytes, at the same
    *     indexes; overwritten from {@code start} to {@code end}
-   * @param escape the index of the first '%' or '+'
+   * @param escape the index of the first '%', or of a '+' (the parser's scan
+   *     writes those before the first '%' as spaces)
    * @param wide true when {@code s} has characters beyond Latin-1 there
    *     (which {@code text} shows as '?'); one found here counts too
    */
@@ -83,7 +84,7 @@ final class FormDecoding {
    * large to inline.
    */
   @SuppressWarnings("deprecation")
-  private static String latin1(byte[] bytes, int offset, int count) {
+  static String latin1(byte[] bytes, int offset, int count) {
     return new String(bytes, 0, offset, count);
   }
 

@@ -24,20 +24,17 @@ final class Names {
   /** The length is kept beside the name, so a hit reads nothing but the entry. */
   private record Entry(long low, long high, int length, String name) {}
 
-  /**
-   * The name {@code s} holds from {@code start} to {@code end}; {@code text} is
-   * its Latin-1 bytes at the same indexes.
-   */
-  static String of(String s, byte[] text, int start, int end) {
+  /** The name of the Latin-1 bytes of {@code text} from {@code start} to {@code end}. */
+  static String of(byte[] text, int start, int end) {
     int length = end - start;
-    if (length > LONGEST) return s.substring(start, end);
+    if (length > LONGEST) return FormDecoding.latin1(text, start, length);
     long low = bytes(text, start, Math.min(length, 8));
     long high = length > 8 ? bytes(text, start + 8, length - 8) : 0;
     // Packed bytes leave zeros unseen ("a" and "a\0"); the length tells them apart.
     int slot = (int) (((low ^ (high << 7) ^ length) * 0x9E3779B97F4A7C15L) >>> (64 - SLOT_BITS));
     Entry e = CACHE[slot];
     if (e != null && e.low == low && e.high == high && e.length == length) return e.name;
-    String name = s.substring(start, end);
+    String name = FormDecoding.latin1(text, start, length);
     name.hashCode(); // computed once, kept in the string, for every map that looks it up
     CACHE[slot] = new Entry(low, high, length, name);
     return name;
