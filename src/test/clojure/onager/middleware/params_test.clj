@@ -162,6 +162,11 @@
       (is (same? {:query-string qs :uri "/"}))
       (is (same? (with-meta {:query-string qs :uri "/"} {:tag :x})))
       (is (same? (into {:query-string qs} (map (fn [i] [(keyword (str "k" i)) i])) (range 6)))))
+    (testing "array maps of every size up to where the new keys make a hash map, with and without a key already there"
+      (doseq [n (range 8)
+              :let [req (into {:query-string qs} (map (fn [i] [(keyword (str "k" i)) i])) (range n))]
+              extra [nil [:params {"p" "0"}] [:query-params {"q" "1"}] [:form-params nil]]]
+        (is (same? (cond-> req extra (conj extra))) [n extra])))
     (testing "a hash map, a sorted map, and keys already there (nil too)"
       (is (same? (into {:query-string qs} (map (fn [i] [(keyword (str "k" i)) i])) (range 20))))
       (is (same? (into (sorted-map) {:query-string qs :uri "/"})))
