@@ -171,7 +171,14 @@
       (is (same? (into {:query-string qs} (map (fn [i] [(keyword (str "k" i)) i])) (range 20))))
       (is (same? (into (sorted-map) {:query-string qs :uri "/"})))
       (is (same? {:query-string qs :params nil :form-params nil}))
-      (is (same? {:query-string qs :params {"z" "0"} :form-params {"f" "1"}})))))
+      (is (same? {:query-string qs :params {"z" "0"} :form-params {"f" "1"}})))
+    (testing "the Content-Type's charset found in every kind of map"
+      (doseq [req [{:query-string "e=%E9"}
+                   (into {:query-string "e=%E9"} (map (fn [i] [(keyword (str "k" i)) i])) (range 20))
+                   (into (sorted-map) {:query-string "e=%E9" :uri "/"})]
+              :let [req (assoc req :headers {"host" "h" "content-type" "text/plain; charset=ISO-8859-1"})]]
+        (is (= {"e" "é"} (:query-params ((mw/wrap-params identity) req))) (type req))
+        (is (same? req) (type req))))))
 
 (deftest async-arity-and-options
   (let [handler (mw/wrap-params (fn [request respond _] (respond (:params request))))

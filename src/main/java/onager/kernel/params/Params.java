@@ -36,6 +36,7 @@ public final class Params {
     Object formParams = null;
     Object queryParams = null;
     Object params = null;
+    Object headers = null; // read with the rest from an array map, from any other map only when needed
     int formAt = -1;
     int queryAt = -1;
     int paramsAt = -1;
@@ -46,6 +47,8 @@ public final class Params {
           queryString = entries[i + 1];
         } else if (key == RequestMaps.BODY) {
           body = entries[i + 1];
+        } else if (key == RequestMaps.HEADERS) {
+          headers = entries[i + 1];
         } else if (key == RequestMaps.FORM_PARAMS) {
           formParams = entries[i + 1];
           formAt = i;
@@ -74,7 +77,7 @@ public final class Params {
     if (doForm) {
       form = PersistentArrayMap.EMPTY;
       if (body != null) {
-        String contentType = contentType(request);
+        String contentType = contentType(headers(request, entries, headers));
         if (urlencoded(contentType)) {
           if (charset == null) charset = charset(contentType);
           form = FormParams.parse(text(body, charset), charset);
@@ -84,8 +87,12 @@ public final class Params {
     }
     if (doQuery) {
       if (queryString instanceof String qs) {
-        // Only escapes need the charset: a query string without any spares reading the headers.
-        if (charset == null && qs.indexOf('%') >= 0) charset = charset(contentType(request));
+        // Only escapes need the charset. An array map's headers are at hand; any other map's may be
+        // built when first read, so its query string is searched for a '%' first (which took 4% of
+        // wrap-params' time on a query string of eight parameters).
+        if (charset == null && (entries != null || qs.indexOf('%') >= 0)) {
+          charset = charset(contentType(headers(request, entries, headers)));
+        }
         query = FormParams.parse(qs, charset);
       } else {
         query = PersistentArrayMap.EMPTY;
@@ -113,9 +120,13 @@ public final class Params {
         && contentType.regionMatches(true, 0, "application/x-www-form-urlencoded", 0, 33);
   }
 
-  /** Read only when a body or an escape needs it: a request's headers may be built when first read. */
-  private static String contentType(IPersistentMap request) {
-    Object v = request.valAt(RequestMaps.HEADERS) instanceof Map<?, ?> m ? m.get("content-type") : null;
+  /** The request's headers: {@code read} from an array map's {@code entries}, else looked up. */
+  private static Object headers(IPersistentMap request, Object[] entries, Object read) {
+    return entries != null ? read : request.valAt(RequestMaps.HEADERS);
+  }
+
+  private static String contentType(Object headers) {
+    Object v = headers instanceof Map<?, ?> m ? m.get("content-type") : null;
     return v instanceof String s ? s : null;
   }
 
