@@ -69,7 +69,8 @@ soak: $(CP_FILE)
 	@scripts/soak
 
 # The micro-benchmarks (bench/micro): the kernel's router, params and JSON against
-# their peers in one JVM. QUICK=1 for a short run. Writes bench/results/micro/.
+# their peers, each comparison in JVMs of its own. QUICK=1 for a short run, FORKS=n
+# forks per comparison, MICRO=params,json/parse for some. Writes bench/results/micro/.
 BENCH_MICRO_CP := target/bench-micro-classpath.txt
 bench-micro: $(CP_FILE)
 	@scripts/install-bench-micro-tools

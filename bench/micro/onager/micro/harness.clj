@@ -1,7 +1,8 @@
 (ns onager.micro.harness
-  "A warm, repeated measuring harness. Every candidate of every comparison runs
-  in this one JVM: all are warmed up first (so that the JIT has settled for all
-  of them before any is measured), then rounds go over every comparison, one
+  "A warm, repeated measuring harness. Every candidate of the comparisons it is
+  given runs in this JVM (onager.micro.fork gives each JVM one comparison): all
+  are warmed up first (so that the JIT has settled for all of them before any
+  is measured), then rounds go over every comparison, one
   timed batch per candidate per round, the candidates' order rotating, so that
   the machine's drift hits all of them alike. A candidate's figure is the median
   of its rounds' ns/op; a ratio is the median of the rounds' ratios, each taken

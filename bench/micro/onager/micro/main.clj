@@ -2,30 +2,23 @@
   "Runs the micro-benchmarks (`make bench-micro`, QUICK=1 for a short run),
   prints a table and writes bench/results/micro/report.md and report.json.
 
-  Each comparison checks first that every candidate computes the same result;
-  then onager.micro.harness measures them all in this JVM."
+  Each comparison runs in JVMs of its own (onager.micro.fork), several of
+  them, each checking first that every candidate computes the same result;
+  onager.micro.harness measures the candidates within a fork."
   (:require [clojure.java.io :as io]
             [clojure.java.shell :as shell]
             [clojure.string :as str]
             [onager.json :as json]
-            [onager.micro.harness :as harness]
-            [onager.micro.json :as micro-json]
-            [onager.micro.params :as micro-params]
-            [onager.micro.routes :as micro-routes])
+            [onager.micro.fork :as fork])
   (:import [java.time Instant]))
 
 (set! *warn-on-reflection* true)
 
 (def ^:private settings
-  {:quick {:warm-ms 1000 :rounds 7 :sample-ms 50}
-   :full {:warm-ms 3000 :rounds 15 :sample-ms 200}})
-
-(defn- verify! [{:keys [id candidates same verify]}]
-  (if verify
-    (when-not (verify) (throw (ex-info (str id ": the candidates do not compute the same results") {:id id})))
-    (let [results (map (fn [{:keys [name f]}] [name (same (f))]) candidates)]
-      (when-not (apply = (map second results))
-        (throw (ex-info (str id ": the candidates do not compute the same results") {:id id :results results}))))))
+  "Per fork: the harness's warm-up per candidate, rounds and batch length; and
+  how many forks each comparison gets (FORKS overrides it)."
+  {:quick {:warm-ms 1000 :rounds 7 :sample-ms 50 :forks 1}
+   :full {:warm-ms 3000 :rounds 10 :sample-ms 200 :forks 5}})
 
 (defn- slurp-quietly [path]
   (try (String. (java.nio.file.Files/readAllBytes (java.nio.file.Path/of ^String path (make-array String 0))))
@@ -61,33 +54,37 @@
 
 (defn- fmt [x digits] (format (str "%." digits "f") (double x)))
 
-(defn- markdown [{:keys [machine mode settings started finished load] :as _report} results]
+(defn- markdown [{:keys [machine mode micro settings started finished load] :as _report} results]
   (str/join
    "\n"
    (concat
     ["# Micro-benchmarks"
      ""
-     (str "`make bench-micro" (when (= mode :quick) " QUICK=1") "`, " started " to " finished ".")
+     (str "`make bench-micro" (when (= mode :quick) " QUICK=1") (when micro (str " MICRO=" micro)) "`, "
+          started " to " finished ".")
      ""
      (str "Machine: " (:cpus machine) " CPUs (" (:cpu machine) "), " (:jvm machine) ", " (:os machine)
           ", heap " (:max-heap-mib machine) " MiB, commit " (:commit machine)
           ". Load average " (:before load) " before, " (:after load) " after: the machine is shared, so "
           "compare ratios, not absolute figures.")
      ""
-     (str "Every candidate runs in one JVM, each in a loop of its own (as JMH generates them). All are "
-          "warmed up first, " (:warm-ms settings) " ms each; then "
-          (:rounds settings) " rounds go over every comparison, one batch of about " (:sample-ms settings)
-          " ms per candidate per round, the order rotating. ns/op is the median over rounds (min and max "
-          "beside it); × is how many times longer the peer takes than onager: the median over rounds of the "
-          "two figures' ratio within a round. B/op is what the calling thread allocates per call.")
+     (str "Each comparison runs in " (:forks settings) " JVM" (when (< 1 (:forks settings)) "s")
+          " of its own (forks, as JMH runs each benchmark), the forks going round the comparisons in turn. "
+          "In a fork, each candidate runs in a loop of its own (as JMH generates them); all are warmed up "
+          "first, " (:warm-ms settings) " ms each; then " (:rounds settings) " rounds, one batch of about "
+          (:sample-ms settings) " ms per candidate per round, the order rotating. ns/op is the median over "
+          "the rounds of all forks (min and max beside it); × is how many times longer the peer takes than "
+          "onager: the median over all rounds of the two figures' ratio within a round, each fork's own "
+          "median beside it. B/op is what the calling thread allocates per call.")
      ""
-     "| benchmark | candidate | ns/op (median) | min | max | B/op | × onager's time | target |"
-     "|---|---|---:|---:|---:|---:|---:|---|"]
+     "| benchmark | candidate | ns/op (median) | min | max | B/op | × onager's time | each fork's × | target |"
+     "|---|---|---:|---:|---:|---:|---:|---|---|"]
     (for [{:keys [title candidates target met?]} results
-          [i {:keys [name median-ns min-ns max-ns bytes-per-op ratio]}] (map-indexed vector candidates)]
+          [i {:keys [name median-ns min-ns max-ns bytes-per-op ratio fork-ratios]}] (map-indexed vector candidates)]
       (str "| " (if (zero? i) title "") " | " name " | " (fmt median-ns 0) " | " (fmt min-ns 0) " | " (fmt max-ns 0)
            " | " (fmt bytes-per-op 0)
            " | " (if ratio (str (fmt ratio 2) "×") "1×")
+           " | " (str/join ", " (map #(str (fmt % 2) "×") fork-ratios))
            " | " (cond
                    (pos? i) ""
                    target (str "≥ " (fmt (:at-least target) 1) "× vs " (:peer target)
@@ -98,23 +95,52 @@
            " |"))
     [""])))
 
-(defn -main [& _]
+(defn- chosen
+  "The comparisons whose ids start with one of the comma-separated `prefixes`
+  (all of them when nil)."
+  [comparisons prefixes]
+  (if (str/blank? prefixes)
+    comparisons
+    (let [ps (str/split prefixes #",")
+          picked (filterv (fn [{:keys [id]}] (some #(str/starts-with? id %) ps)) comparisons)]
+      (when (empty? picked)
+        (throw (ex-info (str "MICRO=" prefixes " names no comparison; the ids are: "
+                             (str/join ", " (map :id comparisons)))
+                        {:micro prefixes})))
+      picked)))
+
+(defn- forks
+  "FORKS from the environment, else `default`."
+  [default]
+  (if-let [v (not-empty (System/getenv "FORKS"))]
+    (let [n (parse-long v)]
+      (if (and n (pos? n)) n (throw (ex-info (str "FORKS=" v " is not a positive whole number") {:forks v}))))
+    default))
+
+(defn -main
+  "Measures the comparisons in forks of their own and writes the report:
+  into bench/results/micro/ when all of them ran, else into target/micro/.
+  The environment picks: QUICK (short runs), FORKS (forks per comparison),
+  MICRO (comma-separated prefixes of the comparisons' ids, as params,json/parse)."
+  [& _]
   (let [mode (if (System/getenv "QUICK") :quick :full)
-        s (settings mode)
+        s (update (settings mode) :forks forks)
+        micro (not-empty (System/getenv "MICRO"))
         started (str (Instant/now))
         before (load-average)
-        benchmarks (vec (concat (micro-params/benchmarks) (micro-json/benchmarks) (micro-routes/benchmarks)))
-        _ (run! verify! benchmarks)
-        measured (harness/measure (mapv :candidates benchmarks) s #(do (println "micro-benchmarks:" %) (flush)))
+        all (fork/comparisons)
+        benchmarks (chosen all micro)
+        measured (fork/measure benchmarks (:forks s) (select-keys s [:warm-ms :rounds :sample-ms])
+                               #(do (println "micro-benchmarks:" %) (flush)))
         results (mapv result benchmarks measured)
-        report {:mode mode :settings s :started started :finished (str (Instant/now)) :machine (machine)
-                :load {:before before :after (load-average)} :results results}
+        report {:mode mode :micro micro :settings s :started started :finished (str (Instant/now))
+                :machine (machine) :load {:before before :after (load-average)} :results results}
         md (markdown report results)
-        dir (io/file "bench/results/micro")]
+        dir (io/file (if (= (count benchmarks) (count all)) "bench/results/micro" "target/micro"))]
     (.mkdirs dir)
     (spit (io/file dir "report.md") md)
     (spit (io/file dir "report.json") (json/write report {:pretty? true}))
     (println)
     (println md)
-    (println "Wrote bench/results/micro/report.md and report.json")
+    (println (str "Wrote " dir "/report.md and report.json"))
     (shutdown-agents)))
