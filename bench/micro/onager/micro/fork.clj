@@ -9,8 +9,9 @@
   code counts once among several.
 
   The parent (`measure`) starts the forks with its own java, class path and JVM
-  flags; a fork (`-main`) measures one comparison and prints its result as one
-  line of JSON."
+  flags; a fork (`-main`) measures the comparisons it is given and prints
+  their results as one line of JSON. `measure-shared` measures every
+  comparison in one JVM too, for the report to show what sharing a JVM does."
   (:require [onager.json :as json]
             [onager.micro.harness :as harness])
   (:import [java.io BufferedReader InputStreamReader]
@@ -44,25 +45,31 @@
         (throw (ex-info (str id ": the candidates do not compute the same results") {:id id :results results}))))))
 
 (defn -main
-  "In a fork: measures the comparison whose id is `id` with the harness
-  `settings` (EDN) and prints its candidates' figures as one JSON line."
-  [id settings]
-  (let [spec (or (first (filter #(= id (:id %)) (comparisons)))
-                 (throw (ex-info (str "no comparison " id) {:id id})))
-        _ (verify! spec)
-        [measured] (harness/measure [(:candidates spec)] (read-string settings)
-                                    #(binding [*out* *err*] (println "micro-benchmarks:" id %)))]
-    (println (str marker (json/write (mapv #(select-keys % [:name :samples :bytes-per-op :ratio]) measured))))
+  "In a fork: measures the comparisons whose ids are `ids` (EDN, a vector)
+  together in this JVM with the harness `settings` (EDN), and prints their
+  candidates' figures as one JSON line."
+  [ids settings]
+  (let [ids (read-string ids)
+        by-id (into {} (map (juxt :id identity)) (comparisons))
+        specs (mapv #(or (by-id %) (throw (ex-info (str "no comparison " %) {:id %}))) ids)
+        label (if (= 1 (count ids)) (first ids) (str (count ids) " comparisons in one JVM"))
+        _ (run! verify! specs)
+        measured (harness/measure (mapv :candidates specs) (read-string settings)
+                                  #(binding [*out* *err*] (println "micro-benchmarks:" label %)))]
+    (println (str marker (json/write (mapv (fn [candidates]
+                                             (mapv #(select-keys % [:name :samples :bytes-per-op :ratio]) candidates))
+                                           measured))))
     (flush)
     (shutdown-agents)))
 
 (defn- run-fork
-  "Starts a JVM like this one that measures the comparison `id`; its figures."
-  [id settings]
+  "Starts a JVM like this one that measures the comparisons `ids` together;
+  their figures, a vector of candidates' figures per comparison."
+  [ids settings]
   (let [java (str (System/getProperty "java.home") "/bin/java")
         flags (vec (.getInputArguments (ManagementFactory/getRuntimeMXBean)))
         command (concat [java] flags ["-cp" (System/getProperty "java.class.path")
-                                      "clojure.main" "-m" "onager.micro.fork" id (pr-str settings)])
+                                      "clojure.main" "-m" "onager.micro.fork" (pr-str (vec ids)) (pr-str settings)])
         process (-> (ProcessBuilder. ^java.util.List (vec command))
                     (.redirectError java.lang.ProcessBuilder$Redirect/INHERIT)
                     (.start))
@@ -71,7 +78,8 @@
         exit (.waitFor process)
         result (some #(when (.startsWith ^String % marker) (subs % (count marker))) lines)]
     (when (or (not (zero? exit)) (nil? result))
-      (throw (ex-info (str "the fork measuring " id " failed (exit " exit ")") {:id id :exit exit :output lines})))
+      (throw (ex-info (str "the fork measuring " (vec ids) " failed (exit " exit ")")
+                      {:ids ids :exit exit :output lines})))
     (json/read result {:keywords? true})))
 
 (defn- pooled
@@ -105,8 +113,17 @@
   (let [runs (vec (for [turn (range forks)
                         {:keys [id]} specs]
                     (do (progress (str "fork " (inc turn) " of " forks ": " id))
-                        [id (run-fork id settings)])))
+                        [id (first (run-fork [id] settings))])))
         by-id (reduce (fn [m [id result]] (update m id (fnil conj []) result)) {} runs)]
     (vec (for [{:keys [id candidates]} specs
                :let [results (by-id id)]]
            (mapv #(pooled results %) (range (count candidates)))))))
+
+(defn measure-shared
+  "Measures all of `specs` together in one more JVM, as the harness did before
+  it forked: code that the comparisons share is then compiled for all of
+  them, as in a server that sees every kind of request. Returns, per
+  comparison, each peer's median ratio to ours (nil for ours)."
+  [specs settings progress]
+  (progress "one JVM for every comparison")
+  (mapv (fn [candidates] (mapv :ratio candidates)) (run-fork (mapv :id specs) settings)))

@@ -77,10 +77,16 @@
           "onager: the median over all rounds of the two figures' ratio within a round, each fork's own "
           "median beside it. B/op is what the calling thread allocates per call.")
      ""
-     "| benchmark | candidate | ns/op (median) | min | max | B/op | × onager's time | each fork's × | target |"
-     "|---|---|---:|---:|---:|---:|---:|---|---|"]
+     (str "The last column measures every comparison together in one more JVM, as a server sees every "
+          "kind of request: code the comparisons share is then compiled for all of them at once. "
+          "The targets are judged on the forks, as JMH measures.")
+     ""
+     (str "| benchmark | candidate | ns/op (median) | min | max | B/op | × onager's time | each fork's × | target "
+          "| × in one JVM with all |")
+     "|---|---|---:|---:|---:|---:|---:|---|---|---:|"]
     (for [{:keys [title candidates target met?]} results
-          [i {:keys [name median-ns min-ns max-ns bytes-per-op ratio fork-ratios]}] (map-indexed vector candidates)]
+          [i {:keys [name median-ns min-ns max-ns bytes-per-op ratio fork-ratios shared-ratio]}]
+          (map-indexed vector candidates)]
       (str "| " (if (zero? i) title "") " | " name " | " (fmt median-ns 0) " | " (fmt min-ns 0) " | " (fmt max-ns 0)
            " | " (fmt bytes-per-op 0)
            " | " (if ratio (str (fmt ratio 2) "×") "1×")
@@ -92,6 +98,7 @@
                                  (str ", faster than " (str/join ", " (:also-faster-than target))))
                                ": " (if met? "**met**" "**NOT met**"))
                    :else "")
+           " | " (if shared-ratio (str (fmt shared-ratio 2) "×") "")
            " |"))
     [""])))
 
@@ -130,9 +137,13 @@
         before (load-average)
         all (fork/comparisons)
         benchmarks (chosen all micro)
-        measured (fork/measure benchmarks (:forks s) (select-keys s [:warm-ms :rounds :sample-ms])
-                               #(do (println "micro-benchmarks:" %) (flush)))
-        results (mapv result benchmarks measured)
+        harness-settings (select-keys s [:warm-ms :rounds :sample-ms])
+        progress #(do (println "micro-benchmarks:" %) (flush))
+        measured (fork/measure benchmarks (:forks s) harness-settings progress)
+        shared (fork/measure-shared benchmarks harness-settings progress)
+        results (mapv result benchmarks (map (fn [candidates ratios]
+                                               (mapv #(cond-> %1 %2 (assoc :shared-ratio %2)) candidates ratios))
+                                             measured shared))
         report {:mode mode :micro micro :settings s :started started :finished (str (Instant/now))
                 :machine (machine) :load {:before before :after (load-average)} :results results}
         md (markdown report results)
