@@ -21,18 +21,27 @@
 (set! *warn-on-reflection* true)
 
 (def suites
-  "The namespaces that hold the comparisons, each with a `benchmarks` function."
+  "The namespaces that hold the comparisons, each with a `benchmarks` function.
+  A comparison's id starts with its suite's last name: params/typical is one of
+  onager.micro.params."
   '[onager.micro.params onager.micro.json onager.micro.routes])
 
 (def ^:private marker "onager.micro.fork result: ")
 
 (defn comparisons
-  "Every comparison of every suite, in order (loading the suites)."
-  []
-  (vec (mapcat (fn [suite]
-                 (require suite)
-                 ((ns-resolve suite 'benchmarks)))
-               suites)))
+  "Every comparison of the suites `namespaces` (all of them by default), in
+  order, loading the suites."
+  ([] (comparisons suites))
+  ([namespaces]
+   (vec (mapcat (fn [suite]
+                  (require suite)
+                  ((ns-resolve suite 'benchmarks)))
+                namespaces))))
+
+(defn- suite-of
+  "The suite of the comparison `id`."
+  [^String id]
+  (symbol (str "onager.micro." (subs id 0 (max 0 (.indexOf id "/"))))))
 
 (defn verify!
   "Checks that every candidate of the comparison `spec` computes the same
@@ -50,7 +59,9 @@
   candidates' figures as one JSON line."
   [ids settings]
   (let [ids (read-string ids)
-        by-id (into {} (map (juxt :id identity)) (comparisons))
+        ;; Only the suites measured here are loaded: building the others' comparisons
+        ;; would run their code in this JVM too.
+        by-id (into {} (map (juxt :id identity)) (comparisons (distinct (map suite-of ids))))
         specs (mapv #(or (by-id %) (throw (ex-info (str "no comparison " %) {:id %}))) ids)
         label (if (= 1 (count ids)) (first ids) (str (count ids) " comparisons in one JVM"))
         _ (run! verify! specs)
