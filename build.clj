@@ -1,0 +1,22 @@
+(ns build
+  "Prepares this repository as a deps.edn dependency (`:deps/prep-lib` in
+  deps.edn, run by `clojure -X:deps prep`). Maven builds the jar; this is only
+  for :local/root and git dependencies, which take the Clojure sources as they
+  are and need the Java kernel compiled."
+  (:require [clojure.tools.build.api :as b]))
+
+(set! *warn-on-reflection* true)
+
+(defn prep
+  "Compiles the Java kernel (src/main/java) for Java 21 into target/classes,
+  against deps.edn's libraries. Takes no options. A failed compilation leaves no
+  target/classes, which tools.deps would take for a finished prep."
+  [_]
+  (try
+    (b/javac {:src-dirs ["src/main/java"]
+              :class-dir "target/classes"
+              :basis (b/create-basis {:project "deps.edn"})
+              :javac-opts ["--release" "21"]})
+    (catch Throwable t
+      (b/delete {:path "target/classes"})
+      (throw t))))
