@@ -53,10 +53,13 @@ repl: $(CP_FILE) $(TEST_CP_FILE)
 	$$wrap java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples:src/test/clojure:$$(cat $(TEST_CP_FILE))" clojure.main -r
 
 # NS=a.b-test,c.d-test runs only those Clojure namespaces.
+# Without NS, the *IT tests too (src/test/java/onager/it), which need the jar. Reports of
+# an earlier run are removed first, so that the summary counts this run's alone.
 test:
 	@scripts/install-test-tools
+	@rm -rf target/surefire-reports target/failsafe-reports
 	@$(SHELL_FLAGS) rc=0; \
-	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest) 2>&1 | $(STRIP) || rc=$$?; \
+	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest -DskipITs) 2>&1 | $(STRIP) || rc=$$?; \
 	scripts/test-summary; exit $$rc
 
 # Regenerates README.md's options tables (scripts/readme-tables.clj says which).
