@@ -21,7 +21,7 @@ SHELL_FLAGS := set -o pipefail;
 JVM_OPTS ?= --enable-native-access=ALL-UNNAMED
 PORT ?= 8080
 CP_FILE := target/classpath.txt
-SOURCES := pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
+SOURCES := Makefile pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
 
 .PHONY: run test repl jar classpath docs soak clean bench bench-micro bench-memory bench-profile
 
@@ -34,7 +34,7 @@ SOURCES := pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell f
 $(CP_FILE): $(SOURCES)
 	@$(SHELL_FLAGS) $(MVN) -q process-classes dependency:build-classpath -DincludeScope=runtime \
 	  -Dmdep.outputFile=$(CP_FILE).deps 2>&1 | $(STRIP) >&2
-	@echo "src/main/clojure:target/classes:$$(cat $(CP_FILE).deps)" > $(CP_FILE)
+	@echo "$(CURDIR)/src/main/clojure:$(CURDIR)/target/classes:$$(cat $(CP_FILE).deps)" > $(CP_FILE)
 
 # The REPL's class path adds the tests and their libraries (JUnit, test.check).
 TEST_CP_FILE := target/test-classpath.txt
@@ -42,6 +42,7 @@ $(TEST_CP_FILE): pom.xml
 	@$(SHELL_FLAGS) $(MVN) -q dependency:build-classpath -DincludeScope=test \
 	  -Dmdep.outputFile=$(TEST_CP_FILE) 2>&1 | $(STRIP) >&2
 
+# Absolute paths, so that it works from any directory; Maven's output goes to stderr.
 classpath: $(CP_FILE)
 	@cat $(CP_FILE)
 
