@@ -49,9 +49,12 @@ classpath: $(CP_FILE)
 run: $(CP_FILE)
 	java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT)
 
+# A REPL, and an nREPL server beside it for an editor when NREPL_CP names nREPL's
+# jars (Debian's libnrepl-clojure by default; yours, with cider-nrepl's, work too).
+# NREPL_CP= make repl for the REPL alone; NREPL_PORT picks the server's port.
+NREPL_CP ?= $(wildcard /usr/share/java/nrepl.jar)
 repl: $(CP_FILE) $(TEST_CP_FILE)
-	@if command -v rlwrap >/dev/null; then wrap=rlwrap; fi; \
-	$$wrap java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples:src/test/clojure:$$(cat $(TEST_CP_FILE))" clojure.main -r
+	@NREPL_CP="$(NREPL_CP)" scripts/repl "$$(cat $(CP_FILE)):$(CURDIR)/examples:$(CURDIR)/src/test/clojure:$$(cat $(TEST_CP_FILE))" $(JVM_OPTS)
 
 # NS=a.b-test,c.d-test runs only those Clojure namespaces.
 # Without NS, the *IT tests too (src/test/java/onager/it), which need the jar. Reports of
