@@ -23,7 +23,7 @@ PORT ?= 8080
 CP_FILE := target/classpath.txt
 SOURCES := Makefile pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
 
-.PHONY: run test repl jar classpath docs soak clean bench bench-micro bench-memory bench-profile
+.PHONY: run test repl jar install classpath docs soak clean bench bench-micro bench-memory bench-profile
 
 # The runtime class path: Clojure sources first, then the compiled kernel and
 # the API compiled from them (process-classes; Clojure loads a class only while
@@ -89,6 +89,13 @@ bench-micro: $(CP_FILE)
 jar:
 	@$(SHELL_FLAGS) $(MVN) -q package -DskipTests 2>&1 | $(STRIP)
 	@ls target/*.jar
+
+# The jar and its POM into the local Maven repository (~/.m2), for Leiningen,
+# the Clojure CLI and Maven projects on this machine.
+install:
+	@$(SHELL_FLAGS) $(MVN) -q install -DskipTests 2>&1 | $(STRIP)
+	@v=$$(sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1); \
+	echo "installed io.github.onager/onager $$v in the local Maven repository"
 
 # ---- benchmarks (bench/README.md) ----
 # The raw Vert.x baseline and the probe are compiled against the project's own
