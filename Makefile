@@ -28,9 +28,8 @@ SOURCES := Makefile pom.xml scripts/compile-api.clj scripts/clojure-sources.clj 
 # The runtime class path: Clojure sources first, then the compiled kernel and
 # the API compiled from them (process-classes; Clojure loads a class only while
 # it is newer than its source, so an edit in a REPL needs no rebuild), then the
-# dependencies. The scope property is includeScope,
-# not mdep.includeScope: the dependency plugin Maven resolves by default (2.8)
-# ignores the latter and lists test jars too.
+# dependencies. The scope property is includeScope, not mdep.includeScope,
+# which the dependency plugin (pom.xml pins 3.8.1) ignores, listing test jars too.
 $(CP_FILE): $(SOURCES)
 	@$(SHELL_FLAGS) $(MVN) -q process-classes dependency:build-classpath -DincludeScope=runtime \
 	  -Dmdep.outputFile=$(CP_FILE).deps 2>&1 | $(STRIP) >&2
