@@ -10,7 +10,11 @@
   "Runs the tests of `ns-sym` (fixtures included) and returns, in order, one
   {:name \"var-name\" :failure text-or-nil} per deftest. A deftest that made no
   assertion fails: a test that checks nothing proves nothing. Failures outside
-  any deftest (in fixtures) come as one more entry named \"fixtures\"."
+  any deftest (in fixtures) come as one more entry named \"fixtures\".
+
+  A test may report {:type :skip :message why} for a part of it that cannot run
+  here: each comes as an entry {:name \"var-name: why\" :skipped why} after
+  its test's, which JUnit counts as skipped."
   [ns-sym]
   (require ns-sym)
   (let [original t/report
@@ -24,17 +28,21 @@
                      (swap! orphans conj text))))]
     (binding [t/report (fn [m]
                          (case (:type m)
-                           :begin-test-var (reset! current {:var (:var m) :assertions 0 :failures []})
+                           :begin-test-var (reset! current {:var (:var m) :assertions 0 :failures [] :skips []})
+                           :skip (swap! current update :skips conj (:message m))
                            :end-test-var (do (swap! outcomes conj @current) (reset! current nil))
                            :pass (swap! current update :assertions inc)
                            (:fail :error) (record m)
                            nil))]
       (t/test-ns ns-sym))
-    (cond-> (mapv (fn [{:keys [var assertions failures]}]
-                    {:name (str (:name (meta var)))
-                     :failure (cond
-                                (seq failures) (str/join "\n" failures)
-                                (zero? assertions) "this test made no assertion")})
+    (cond-> (into []
+                  (mapcat (fn [{:keys [var assertions failures skips]}]
+                            (let [name (str (:name (meta var)))]
+                              (cons {:name name
+                                     :failure (cond
+                                                (seq failures) (str/join "\n" failures)
+                                                (zero? assertions) "this test made no assertion")}
+                                    (for [why skips] {:name (str name ": " why) :skipped why})))))
                   @outcomes)
       ;; Failures outside any deftest come from fixtures; they must not pass unseen.
       (seq @orphans) (conj {:name "fixtures" :failure (str/join "\n" @orphans)}))))

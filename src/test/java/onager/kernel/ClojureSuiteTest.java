@@ -1,6 +1,7 @@
 package onager.kernel;
 
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.abort;
 
 import clojure.java.api.Clojure;
 import clojure.lang.IFn;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * Runs the clojure.test suites under src/test/clojure as JUnit dynamic tests, one
  * per deftest, so that Surefire's reports (and the summary line) count them with
- * the Java tests. {@code -Dclojure.test.ns=a.b-test,c-test} runs only those.
+ * the Java tests. {@code -Dclojure.test.ns=a.b-test,c-test} runs only those. What
+ * a test reports as skipped (onager.test-runner says how) is a skipped test.
  *
  * <p>After each namespace, one more test fails if Netty's leak detector (at
  * PARANOID, see {@link LeakRecorder}) reported a buffer that was never released.
@@ -67,7 +69,9 @@ class ClojureSuiteTest {
       Map<Object, Object> m = (Map<Object, Object>) r;
       String name = (String) m.get(Keyword.intern("name"));
       String failure = (String) m.get(Keyword.intern("failure"));
+      String skipped = (String) m.get(Keyword.intern("skipped"));
       tests.add(DynamicTest.dynamicTest(ns + "/" + name, () -> {
+        if (skipped != null) abort(skipped);
         if (failure != null) throw new AssertionError(failure);
       }));
     }
