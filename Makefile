@@ -65,7 +65,8 @@ test:
 	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest -DskipITs) 2>&1 | $(STRIP) || rc=$$?; \
 	scripts/test-summary; exit $$rc
 
-# Regenerates README.md's options tables (scripts/readme-tables.clj says which).
+# Regenerates README.md's options tables (scripts/readme-tables.clj says which) and the API
+# reference in doc/api/ from the docstrings (scripts/api-docs.clj).
 docs: $(CP_FILE)
 	java -cp "$$(cat $(CP_FILE))" clojure.main scripts/update-docs.clj
 

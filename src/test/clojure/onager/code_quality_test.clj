@@ -1,6 +1,7 @@
 (ns onager.code-quality-test
   "House rules checked as tests: every public var has a docstring, no Clojure
-  code reflects, and the README's options tables are the options tables."
+  code reflects, the README's options tables are the options tables, and
+  doc/api is the API reference the docstrings make."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
@@ -43,6 +44,29 @@
       (is (some #{server-options/table} (map second tables)))
       (doseq [[marker table] tables]
         (is (= (options/markdown table) (readme-table readme marker)) marker)))))
+
+(defn- first-difference
+  "Where the text `found` first differs from `wanted`, as a line of a message; nil when equal."
+  [wanted found]
+  (let [w (str/split-lines wanted)
+        f (str/split-lines found)]
+    (first (for [i (range (max (count w) (count f)))
+                 :let [a (get w i) b (get f i)]
+                 :when (not= a b)]
+             (str "line " (inc i) " should be " (pr-str a) " but is " (pr-str b))))))
+
+(deftest api-reference-is-generated
+  (testing "doc/api is what the docstrings make (run `make docs` after changing one)"
+    (let [pages ((load-file "scripts/api-docs.clj") "src/main/clojure")
+          files (filter #(str/ends-with? (.getName ^java.io.File %) ".md") (.listFiles (io/file "doc/api")))]
+      (is (contains? pages "onager.server.md"))
+      (is (= (set (keys pages)) (set (map #(.getName ^java.io.File %) files)))
+          "one page per namespace and the index, and no other")
+      (doseq [[name text] pages
+              :let [f (io/file "doc/api" name)]
+              :when (.exists f)]
+        (is (nil? (first-difference text (slurp f)))
+            (str "doc/api/" name " is out of date: " (first-difference text (slurp f))))))))
 
 (deftest the-api-is-compiled-to-classes
   (testing "the build compiles every API namespace (scripts/compile-api.clj), so none is compiled at start-up"
