@@ -23,7 +23,7 @@ PORT ?= 8080
 CP_FILE := target/classpath.txt
 SOURCES := Makefile pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
 
-.PHONY: run test repl jar install classpath docs soak clean bench bench-micro bench-memory bench-profile
+.PHONY: run example test repl jar install classpath docs soak clean bench bench-micro bench-memory bench-profile
 
 # The runtime class path: Clojure sources first, then the compiled kernel and
 # the API compiled from them (process-classes; Clojure loads a class only while
@@ -47,6 +47,17 @@ classpath: $(CP_FILE)
 
 run: $(CP_FILE)
 	java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT)
+
+# The notes example (examples/notes), a project of its own: its class path comes from its
+# deps.edn (scripts/deps-classpath, tools.deps as a library), resolved again only when a
+# deps.edn changes; its database goes to target/example/. $(CP_FILE) first, so that the
+# kernel and the API are compiled by Maven before tools.deps looks at this checkout.
+EXAMPLE_CP_FILE := target/example-classpath.txt
+$(EXAMPLE_CP_FILE): deps.edn examples/notes/deps.edn scripts/tools-deps/pom.xml | $(CP_FILE)
+	@scripts/deps-classpath examples/notes > $(EXAMPLE_CP_FILE).tmp && mv $(EXAMPLE_CP_FILE).tmp $(EXAMPLE_CP_FILE)
+
+example: $(CP_FILE) $(EXAMPLE_CP_FILE)
+	java $(JVM_OPTS) -cp "$$(cat $(EXAMPLE_CP_FILE))" clojure.main -m notes.main --port $(PORT) --db target/example/notes
 
 # A REPL, and an nREPL server beside it for an editor when NREPL_CP names nREPL's
 # jars (Debian's libnrepl-clojure by default; yours, with cider-nrepl's, work too).
