@@ -4,6 +4,8 @@
             [clojure.test :refer [deftest is testing use-fixtures]]
             [notes.test-app :refer [post-json request with-app]]))
 
+(set! *warn-on-reflection* true)
+
 (use-fixtures :each with-app)
 
 (deftest a-note-is-created-read-updated-and-deleted

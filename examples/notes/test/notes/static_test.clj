@@ -3,7 +3,13 @@
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing use-fixtures]]
-            [notes.test-app :refer [raw-status request with-app]]))
+            [notes.static :as static]
+            [notes.test-app :refer [raw-status request with-app]])
+  (:import [java.io File InputStream]
+           [java.net URL URLClassLoader]
+           [java.util.jar JarEntry JarOutputStream]))
+
+(set! *warn-on-reflection* true)
 
 (use-fixtures :each with-app)
 
@@ -32,3 +38,33 @@
       (is (= 404 (:status (request "GET" path))) path)))
   (testing "the API's answers are not files"
     (is (str/starts-with? (get-in (request "GET" "/api/notes") [:headers "content-type"]) "application/json"))))
+
+(defn- jar-with
+  "A temporary jar holding `entries`, names to contents (nil: a directory)."
+  ^File [entries]
+  (let [jar (doto (File/createTempFile "notes-static" ".jar") (.deleteOnExit))]
+    (with-open [out (JarOutputStream. (io/output-stream jar))]
+      (doseq [[name content] entries]
+        (.putNextEntry out (JarEntry. ^String name))
+        (when content (.write out (.getBytes ^String content "UTF-8")))
+        (.closeEntry out)))
+    jar))
+
+(deftest files-inside-a-jar-are-served-as-streams
+  ;; As from an uberjar: clojure.java.io/resource looks in the thread's context
+  ;; class loader, here one that sees the jar alone.
+  (let [jar (jar-with {"public/packed.txt" "from the jar" "public/packed/" nil})
+        loader (URLClassLoader. (into-array URL [(.toURL (.toURI jar))]) nil)
+        thread (Thread/currentThread)
+        original (.getContextClassLoader thread)]
+    (.setContextClassLoader thread loader)
+    (try
+      (let [r (static/resource-response "packed.txt")]
+        (is (= [200 {"Content-Type" "text/plain; charset=utf-8"}] ((juxt :status :headers) r)))
+        (is (instance? InputStream (:body r)))
+        (is (= "from the jar" (with-open [in ^InputStream (:body r)] (slurp in)))))
+      (is (nil? (static/resource-response "packed")) "a directory entry")
+      (is (nil? (static/resource-response "index.html")) "only what the jar has")
+      (finally
+        (.setContextClassLoader thread original)
+        (.close loader)))))

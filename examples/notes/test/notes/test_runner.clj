@@ -3,6 +3,8 @@
   failed, so that a script or CI sees it."
   (:require [clojure.test :as t]))
 
+(set! *warn-on-reflection* true)
+
 (def ^:private namespaces
   '[notes.validation-test notes.api-test notes.static-test])
 

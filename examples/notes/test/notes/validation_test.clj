@@ -3,6 +3,8 @@
   (:require [clojure.test :refer [deftest is]]
             [notes.validation :as v]))
 
+(set! *warn-on-reflection* true)
+
 (deftest a-valid-note-is-cleaned-and-completed
   (is (= {:value {:title "Title" :body "" :pinned false}} (v/note {:title " Title\n"})))
   (is (= {:value {:title "T" :body "b" :pinned true}} (v/note {:title "T" :body "b" :pinned true})))
