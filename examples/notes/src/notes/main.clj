@@ -37,7 +37,10 @@
       (nil? flag) opts
       (nil? value) (throw (ex-info (str flag " needs a value") {:flag flag}))
       :else (case flag
-              "--port" (recur (assoc opts :port (parse-long value)) more)
+              "--port" (recur (assoc opts :port (or (parse-long value)
+                                                    (throw (ex-info (str "--port needs a number, not " value)
+                                                                    {:flag flag :value value}))))
+                              more)
               "--host" (recur (assoc opts :host value) more)
               "--db" (recur (assoc opts :db value) more)
               (throw (ex-info (str "Unknown argument " flag

@@ -23,9 +23,10 @@
 (defn- safe-path?
   "True when `path` names a file below public/ and nothing above it."
   [^String path]
-  ;; The router percent-decodes the path once, so an encoded "%2e%2e" arrives
-  ;; here as "..": checking the decoded segments covers both spellings.
-  (every? #(not (or (str/blank? %) (= "." %) (= ".." %) (str/includes? % "\\")))
+  ;; The path is the request's, still percent-encoded. No file here needs an
+  ;; escape in its name, so refusing "%" leaves no encoded ".." (%2e%2e) for any
+  ;; later step to decode into one.
+  (every? #(not (or (str/blank? %) (= "." %) (= ".." %) (str/includes? % "%") (str/includes? % "\\")))
           (str/split path #"/" -1)))
 
 (defn- extension [^String path]
