@@ -100,8 +100,8 @@
     :default 60000
     :valid? (int-in 0 max-int)
     :allowed "an integer from 0 to 2147483647; 0 disables it"
-    :doc (str "A connection that waits this long for its next request, or whose client takes no response "
-              "bytes for this long, is closed. Time the handler takes does not count (see :request-timeout-ms).")}
+    :doc (str "A connection that waits this long for its next request (counted from when its last "
+              "response has gone out), or whose client takes no response bytes for this long, is closed. Time the handler takes does not count (see :request-timeout-ms).")}
    {:key :header-timeout-ms
     :default 10000
     :valid? (int-in 0 max-int)

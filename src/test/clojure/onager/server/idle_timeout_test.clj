@@ -71,3 +71,33 @@
         (let [r (ts/request (ts/url s "/"))]
           (is (= 200 (:status r)))
           (is (= (apply str (map #(str "piece " % "\n") (range 7))) (:body r))))))))
+
+(defn- answers
+  "How many whole responses with the body ok are in `text`."
+  [text]
+  (count (re-seq #"\r\n\r\nok" text)))
+
+(deftest the-idle-clock-starts-when-the-response-is-out
+  ;; The handler takes longer than the idle timeout: the connection was busy, not idle,
+  ;; and a client that reuses it soon after the response finds it open, whichever path
+  ;; the response takes (the loop's or a virtual thread's shortcut, Vert.x's), one request
+  ;; at a time or pipelined.
+  (let [slow (fn [_] (Thread/sleep 800) (ok nil))]
+    (doseq [mode [:virtual :event-loop :worker]]
+      (testing (name mode)
+        (ts/with-server [s slow {:idle-timeout-ms 500 :handler-mode mode :vertx @ts/shared-vertx}]
+          (with-open [socket (Socket. "127.0.0.1" (int (server/port s)))]
+            (let [in (.getInputStream socket)
+                  get-line "GET / HTTP/1.1\r\nHost: x\r\n\r\n"]
+              (ts/send! socket get-line)
+              (is (= 1 (answers (:text (read-until in socket #(= 1 (answers %)) 10000)))))
+              (Thread/sleep 250)
+              (testing "a request half the idle timeout after a slow response is answered"
+                (ts/send! socket (str get-line get-line))
+                (is (= 2 (answers (:text (read-until in socket #(= 2 (answers %)) 10000))))))
+              (testing "after pipelined slow responses, the connection closes once idle for the timeout"
+                (let [t0 (System/nanoTime)
+                      after (read-until in socket (constantly false) 10000)
+                      ms (/ (- (System/nanoTime) t0) 1e6)]
+                  (is (:eof? after))
+                  (is (<= 450.0 ms 3000.0) (str "closed " ms " ms after the response")))))))))))

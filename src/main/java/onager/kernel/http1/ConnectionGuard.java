@@ -41,7 +41,9 @@ import onager.kernel.request.ClientAbortException;
  *   {@link ClientAbortException};</li>
  *   <li>a malformed chunked body: the client gets 400 and the read throws (Vert.x
  *   alone would drop the connection without a word);</li>
- *   <li>the next request: after the idle timeout the connection closes;</li>
+ *   <li>the next request: when it does not begin within the idle timeout of the
+ *   connection going idle (every response written and its bytes gone out, no
+ *   request begun), the connection closes;</li>
  *   <li>the client to take response bytes: if it takes none for the idle timeout
  *   while the socket is full, the connection closes, which fails the response's
  *   writer instead of holding it forever.</li>
@@ -74,6 +76,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   private final long headerTimeoutNanos;
   private final long bodyTimeoutNanos;
   private final long idleTimeoutNanos;
+  private final long idleAfterNanos;
   private final long tickMs;
   private final CharSequence serverHeader;
   private final long shutdownTimeoutMs;
@@ -143,6 +146,9 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       if (ms > 0) shortest = Math.min(shortest, ms);
     }
     this.tickMs = shortest == Long.MAX_VALUE ? 0 : Math.max(MIN_TICK_MS, Math.min(MAX_TICK_MS, shortest / 4));
+    // idleSince is the tick that saw the connection busy, a little after it was; a later
+    // tick may run on time where that one ran late by a little, which must not cost a tick.
+    this.idleAfterNanos = idleTimeoutNanos - TimeUnit.MILLISECONDS.toNanos(tickMs) / 8;
   }
 
   @Override
@@ -374,6 +380,8 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       return;
     }
     for (int i = 0; i < count; i++) ctx.write(responses[i], ctx.voidPromise());
+    // These answers pass by write() below: the idle clock starts again from them.
+    active = true;
     unflushed |= count > 0;
     ChannelPromise close = closeAfterRun;
     if (close != null) {
@@ -568,10 +576,14 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
         refuse(408, "the request head did not arrive within :header-timeout-ms");
         return;
       }
-    } else if (owed == 0 && !bodyPending && running == null && idleTimeoutNanos > 0 && now - idleSince >= idleTimeoutNanos) {
-      LOG.log(System.Logger.Level.DEBUG, "closing {0}: idle for :idle-timeout-ms", channel.remoteAddress());
-      closeNow();
-      return;
+    } else if (owed == 0 && !bodyPending && running == null && idleTimeoutNanos > 0) {
+      // The last response may still be leaving: the connection is idle once its bytes stop moving.
+      if (outboundMoved(channel)) idleSince = now;
+      if (now - idleSince >= idleAfterNanos) {
+        LOG.log(System.Logger.Level.DEBUG, "closing {0}: idle for :idle-timeout-ms", channel.remoteAddress());
+        closeNow();
+        return;
+      }
     }
     if (bodyPending && bodyTimeoutNanos > 0 && now - bodyQuietSince >= bodyTimeoutNanos) {
       failBody(408, "the request body stalled for :body-timeout-ms", null);
@@ -591,22 +603,25 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
 
   // True when the client has taken none of a full socket's bytes for the idle timeout.
   private boolean writeStalled(Channel channel, long now) {
-    ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-    if (channel.isWritable() || out == null) {
-      writeQuietSince = now;
-      return false;
-    }
-    Object entry = out.current();
-    long progress = out.currentProgress();
-    long pending = out.totalPendingWriteBytes();
-    if (entry != lastEntry || progress != lastProgress || pending != lastPending) {
-      lastEntry = entry;
-      lastProgress = progress;
-      lastPending = pending;
+    if (channel.isWritable() || outboundMoved(channel)) {
       writeQuietSince = now;
       return false;
     }
     return now - writeQuietSince >= idleTimeoutNanos;
+  }
+
+  // True when bytes waiting to go out changed since the last tick: some left, or more came.
+  private boolean outboundMoved(Channel channel) {
+    ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+    if (out == null) return false;
+    Object entry = out.current();
+    long progress = out.currentProgress();
+    long pending = out.totalPendingWriteBytes();
+    if (entry == lastEntry && progress == lastProgress && pending == lastPending) return false;
+    lastEntry = entry;
+    lastProgress = progress;
+    lastPending = pending;
+    return true;
   }
 
   // ---- answers ----
