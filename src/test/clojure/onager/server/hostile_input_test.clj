@@ -1,9 +1,10 @@
 (ns onager.server.hostile-input-test
   "The battery: bytes no well-behaved client sends, on a raw socket, each with
-  the answer it must get. Every case is sent on a new connection, must end with
-  the connection closed, and is followed by a normal request on another
-  connection that must still be served. The table runs against a server in each
-  handler mode, since bodies are read differently in each."
+  the answer it must get, in an HTTP/1.1 status line. Every case is sent on a
+  new connection, must end with the connection closed, and is followed by a
+  normal request on another connection that must still be served. The table
+  runs against a server in each handler mode, since bodies are read
+  differently in each."
   (:require [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [onager.test-support :as ts]))
@@ -204,6 +205,11 @@
             (let [{:keys [text closed?]} (ts/raw s bytes {:quiet-ms 5000})]
               (is (= (if (vector? expected) expected [expected]) (ts/statuses text)) text)
               (is closed? "the connection is closed")
+              ;; RFC 9110 §2.5: the highest version the server conforms to, whatever the client
+              ;; sent, unless it said HTTP/1.0 (whose answers Onager sends as HTTP/1.0).
+              (when-not (str/includes? bytes " HTTP/1.0\r\n")
+                (is (every? #(str/starts-with? % "HTTP/1.1 ") (re-seq #"HTTP/\d\.\d \d{3} " text))
+                    (str "every status line says HTTP/1.1: " text)))
               (when contains (is (str/includes? text contains) text))
               (is (not (str/includes? text "Injected")) "nothing a handler must not send reaches the wire"))
             (testing "and a normal request on a new connection is still served"

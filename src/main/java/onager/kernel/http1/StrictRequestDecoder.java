@@ -1,10 +1,13 @@
 package onager.kernel.http1;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -195,6 +198,14 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
 
   private static boolean isSeparator(byte b) {
     return b == ' ' || b == '\t' || b == 0x0b || b == 0x0c || b == '\r';
+  }
+
+  // A request line that could not be read has no version to answer in. RFC 9110 §2.5: the
+  // answer takes the highest version the server conforms to, HTTP/1.1; Netty's stand-in
+  // request says HTTP/1.0, which Vert.x would answer in.
+  @Override
+  protected HttpMessage createInvalidMessage() {
+    return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/bad-request", Unpooled.EMPTY_BUFFER);
   }
 
   @Override
