@@ -60,6 +60,8 @@
    ["HTTP/3.0" (req "GET / HTTP/3.0") 505]
    ["HTTP/1.0 without Host is fine" "GET /old HTTP/1.0\r\n\r\n" 200 "saw get /old"]
    ["absolute-form target" (req "GET http://example.com/abs?q=1 HTTP/1.1") 200 "saw get /abs"]
+   ["absolute-form target with userinfo (RFC 9110 §4.2.4)" (req "GET http://user@example.com/ HTTP/1.1") 400]
+   ["absolute-form target with a port that is not a number" (req "GET http://example.com:80x/ HTTP/1.1") 400]
    ["OPTIONS *" (req "OPTIONS * HTTP/1.1") 200 "saw options *"]
    ["* with another method" (req "GET * HTTP/1.1") 400]
    ["target that is not a path" (req "GET foo HTTP/1.1") 400]

@@ -33,7 +33,19 @@
       (is (= "127.0.0.1" (read-reply (ts/request (ts/url s "/")))))
       (is (= "example.test" (raw-reply s "GET / HTTP/1.1\r\nHost: example.test:1234\r\nConnection: close\r\n\r\n"))))
     (testing "the server's address when the request has no Host (HTTP/1.0)"
-      (is (= "127.0.0.1" (raw-reply s "GET / HTTP/1.0\r\n\r\n"))))))
+      (is (= "127.0.0.1" (raw-reply s "GET / HTTP/1.0\r\n\r\n"))))
+    (testing "from an absolute-form target, which wins over Host (RFC 9112 §3.2.2)"
+      (is (= "a.example" (raw-reply s "GET http://a.example/x HTTP/1.1\r\nHost: b.example\r\nConnection: close\r\n\r\n")))
+      (is (= "a.example" (raw-reply s "GET http://a.example:8081?q HTTP/1.1\r\nHost: b.example\r\nConnection: close\r\n\r\n")))
+      (is (= "a.example" (raw-reply s (str "GET http://a.example/x HTTP/1.0\r\nConnection: close\r\n\r\n")))))
+    (testing "from Host when the target's authority is empty"
+      (is (= "b.example" (raw-reply s "GET http:///x HTTP/1.1\r\nHost: b.example\r\nConnection: close\r\n\r\n"))))))
+
+(deftest an-absolute-form-target
+  (ts/each-combo [s (reply (juxt :server-name :server-port :uri :query-string #(get-in % [:headers "host"])))]
+    (testing ":server-port stays the port the request came in on (Ring SPEC); Host stays in :headers"
+      (is (= ["a.example" (server/port s) "/x" "q=1" "b.example"]
+             (raw-reply s "GET http://a.example:8081/x?q=1 HTTP/1.1\r\nHost: b.example\r\nConnection: close\r\n\r\n"))))))
 
 (deftest remote-addr
   (ts/each-combo [s (reply :remote-addr)]

@@ -1,14 +1,35 @@
 package onager.kernel.http1;
 
 /**
- * Checks a Host header value against RFC 3986's authority without userinfo:
+ * Checks a Host header value, or the authority of an absolute-form request
+ * target, against RFC 3986's authority without userinfo:
  * {@code host [":" port]}, where host is a registered name, an IPv4 address or
  * a bracketed IP literal. An empty value is allowed (RFC 9112 §3.2). Anything
  * else (spaces, '/', '@', a second host after a comma) is a request that a
  * proxy and this server could route differently, so it is refused.
  */
-final class Authority {
+public final class Authority {
   private Authority() {}
+
+  /**
+   * The authority of an absolute-form request target ({@code "a.example:8080"}
+   * of {@code "http://a.example:8080/x"}), or null when the target has another
+   * form. The decoder lets only those two forms and "*" through.
+   */
+  public static String ofTarget(String target) {
+    if (target.isEmpty() || target.charAt(0) == '/') return null;
+    int start = target.indexOf("://");
+    if (start < 0) return null;
+    start += 3;
+    int end = start;
+    int n = target.length();
+    while (end < n) {
+      char c = target.charAt(end);
+      if (c == '/' || c == '?' || c == '#') break;
+      end++;
+    }
+    return target.substring(start, end);
+  }
 
   static void check(String value) {
     int n = value.length();
@@ -60,6 +81,6 @@ final class Authority {
 
   private static RejectedRequestException bad(String value) {
     String shown = value.length() > 64 ? value.substring(0, 64) + "…" : value;
-    return new RejectedRequestException(400, "invalid Host header \"" + shown + "\"");
+    return new RejectedRequestException(400, "invalid authority \"" + shown + "\" in the Host header or the request target");
   }
 }

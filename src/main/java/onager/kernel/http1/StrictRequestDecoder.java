@@ -35,7 +35,7 @@ import java.util.List;
  *   <li>headers: no empty name, no obsolete line folding, at most
  *   {@code maxHeaderCount} fields (431);</li>
  *   <li>Host: exactly one in HTTP/1.1, at most one in HTTP/1.0, and a valid
- *   authority;</li>
+ *   authority, as the authority of an absolute-form target must be;</li>
  *   <li>Transfer-Encoding: a coding other than chunked gets 501.</li>
  * </ul>
  * A refused request becomes a failed message, which {@link InvalidRequests}
@@ -253,6 +253,10 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
   private void checkHead(HttpRequest request) {
     boolean http11 = request.protocolVersion() == HttpVersion.HTTP_1_1;
     if (hostCount > 1) throw bad("more than one Host header");
+    // An absolute-form target's authority is the one the request names (RFC 9112 §3.2.2):
+    // checked as a Host header is, so that userinfo or a second host in it are refused.
+    String targetAuthority = Authority.ofTarget(request.uri());
+    if (targetAuthority != null) Authority.check(targetAuthority);
     if (hostCount == 1) {
       Authority.check(request.headers().get(HttpHeaderNames.HOST));
     } else if (http11) {

@@ -13,7 +13,6 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.internal.http.HttpServerRequestInternal;
-import io.vertx.core.net.HostAndPort;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.core.net.impl.ConnectionBase;
 import java.io.Closeable;
@@ -244,10 +243,8 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
   public String serverName() {
     String name = serverName;
     if (name == null) {
-      HostAndPort authority = request.authority();
-      name = authority != null && !authority.host().isEmpty()
-          ? authority.host()
-          : request.localAddress().hostAddress();
+      name = RequestValues.namedHost(request.uri(), request.getHeader(HttpHeaders.HOST));
+      if (name == null) name = request.localAddress().hostAddress();
       serverName = name;
     }
     return name;

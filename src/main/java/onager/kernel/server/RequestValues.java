@@ -3,8 +3,10 @@ package onager.kernel.server;
 import clojure.lang.Keyword;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.core.net.HostAndPort;
 import java.util.Locale;
 import onager.kernel.http.ContentType;
+import onager.kernel.http1.Authority;
 
 /** Ring values derived from request fields, made once where they can be shared. */
 final class RequestValues {
@@ -39,6 +41,23 @@ final class RequestValues {
       case HTTP_1_1 -> "HTTP/1.1";
       default -> "HTTP/2";
     };
+  }
+
+  /**
+   * The host a request names, for :server-name: its absolute-form target's, which
+   * wins over the Host header (RFC 9112 §3.2.2), else the Host header's; null
+   * when neither names one. Parsed as Vert.x parses its requests' authority.
+   */
+  static String namedHost(String target, String hostHeader) {
+    String fromTarget = Authority.ofTarget(target);
+    String host = hostOf(fromTarget);
+    return host != null ? host : hostOf(hostHeader);
+  }
+
+  private static String hostOf(String authority) {
+    if (authority == null) return null;
+    HostAndPort parsed = HostAndPort.parseAuthority(authority, -1);
+    return parsed == null || parsed.host().isEmpty() ? null : parsed.host();
   }
 
   /** The Content-Length header as a Long, or nil when absent. */

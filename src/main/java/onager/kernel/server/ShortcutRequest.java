@@ -9,7 +9,6 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.impl.HttpUtils;
 import io.vertx.core.http.impl.headers.HeadersAdaptor;
-import io.vertx.core.net.HostAndPort;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -90,12 +89,11 @@ final class ShortcutRequest implements RequestFields {
     return h;
   }
 
-  // As Vert.x's request.authority(): the Host header's host, else the address the client reached.
+  // As Exchange's: the host the request names, else the address the client reached.
   @Override
   public String serverName() {
-    String host = request.headers().get(HttpHeaderNames.HOST);
-    HostAndPort authority = host == null ? null : HostAndPort.parseAuthority(host, -1);
-    if (authority != null && !authority.host().isEmpty()) return authority.host();
+    String host = RequestValues.namedHost(request.uri(), request.headers().get(HttpHeaderNames.HOST));
+    if (host != null) return host;
     return channel.localAddress() instanceof InetSocketAddress inet && inet.getAddress() != null
         ? inet.getAddress().getHostAddress()
         : null;
