@@ -65,7 +65,9 @@
   "Starts a server for the Ring `handler` and returns it once it listens. The
   server is java.io.Closeable (closing it is `stop`), so `with-open` works.
   Bad options throw an ex-info naming the key, the value and what is allowed
-  (its data has :onager/error). The options:"
+  (its data has :onager/error). So does an address it cannot listen on, as in
+  \"cannot listen on 127.0.0.1:8080: address already in use\" (data
+  {:onager/error :cannot-listen :host :port}). The options:"
   ^OnagerServer [handler opts]
   (when-not (ifn? handler)
     (throw (ex-info (str "The handler must be a function or a var, not " (pr-str handler))

@@ -8,7 +8,9 @@
             [onager.test-support :as ts])
   (:import [io.vertx.core Vertx]
            [java.io Closeable]
-           [java.net ServerSocket]))
+           [java.net ServerSocket]
+           [java.lang ProcessHandle]
+           [java.util.concurrent TimeUnit]))
 
 (defn- ok [_] {:status 200 :body "ok"})
 
@@ -91,10 +93,33 @@
 
 (deftest a-busy-port-fails-start-clearly
   (with-open [taken (ServerSocket. 0 50 (java.net.InetAddress/getByName "127.0.0.1"))]
-    (let [e (try (server/start ok {:host "127.0.0.1" :port (.getLocalPort taken)}) nil
+    (let [port (.getLocalPort taken)
+          e (try (server/start ok {:host "127.0.0.1" :port port}) nil
                  (catch Exception e e))]
-      (is (some? e))
-      (is (str/includes? (ex-message e) (str "127.0.0.1:" (.getLocalPort taken)))))))
+      (is (instance? clojure.lang.ExceptionInfo e))
+      (is (= (str "cannot listen on 127.0.0.1:" port ": address already in use") (ex-message e)))
+      (is (= {:onager/error :cannot-listen :host "127.0.0.1" :port port} (ex-data e)))
+      (testing "the transport's own error comes along, suppressed"
+        (is (nil? (ex-cause e)) "no cause, which clojure.main would report instead")
+        (is (some #(str/includes? (str (ex-message %)) "in use") (.getSuppressed ^Throwable e)))))))
+
+(deftest clojure-main-shows-which-port-is-busy
+  ;; clojure.main reports an error's innermost cause: that must be Onager's ex-info.
+  (with-open [taken (ServerSocket. 0)]
+    (let [port (.getLocalPort taken)
+          java (-> (ProcessHandle/current) .info .command .get)
+          process (-> (ProcessBuilder. ^java.util.List [java "--enable-native-access=ALL-UNNAMED"
+                                        "-cp" (System/getProperty "java.class.path")
+                                        "clojure.main" "-m" "onager.demo" "--port" (str port)])
+                      (.redirectErrorStream true)
+                      (.start))
+          exited? (.waitFor process 60 TimeUnit/SECONDS)
+          output (slurp (.getInputStream process))]
+      (when-not exited? (.destroyForcibly process))
+      (is exited?)
+      (is (= 1 (.exitValue process)) output)
+      (is (str/includes? output "Execution error (ExceptionInfo)") output)
+      (is (str/includes? output (str "cannot listen on 0.0.0.0:" port ": address already in use")) output))))
 
 (deftest stop-closes-the-port-and-is-idempotent
   (let [s (ts/start ok {})

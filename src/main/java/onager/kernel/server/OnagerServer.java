@@ -53,6 +53,8 @@ public final class OnagerServer implements Closeable {
   /**
    * Starts a server and returns once it listens. {@code handler} is called with
    * each request map (and respond and raise when {@code config} says async).
+   * When it cannot listen (the port is taken, the address is not this
+   * machine's), throws an ex-info that says where and why (see {@link ListenFailure}).
    */
   public static OnagerServer start(IFn handler, ServerConfig config) {
     refuseEventLoop("start");
@@ -73,8 +75,7 @@ public final class OnagerServer implements Closeable {
     } catch (RuntimeException e) {
       dispatcher.shutdownWorkers();
       if (owns) vertx.close();
-      throw new IllegalStateException("cannot listen on " + config.host + ":" + config.port + ": "
-          + e.getMessage(), e);
+      throw ListenFailure.of(config.host, config.port, e);
     }
   }
 
