@@ -7,7 +7,7 @@
   (:require [onager.json :as json]
             [onager.middleware.options :as mw-options]
             [onager.options :as options])
-  (:import [clojure.lang IPersistentMap]
+  (:import [clojure.lang IFn IPersistentMap]
            [java.nio.charset Charset]
            [onager.kernel.http Accept]
            [onager.kernel.json JsonBody JsonReader JsonResponse JsonWriter RejectedBody]
@@ -79,20 +79,23 @@
   "Writes a response body that is a map, a vector or a set as JSON (UTF-8
   bytes), with a JSON Content-Type unless the handler set one. Other bodies
   pass as they are (a seq stays a streamed Ring body). With :negotiate?, a
-  request whose Accept header refuses JSON gets 406 instead. The options:"
+  request whose Accept header refuses JSON gets 406 instead (:not-acceptable
+  makes it). The options:"
   ([handler] (wrap-json-response handler {}))
   ([handler opts]
-   (let [{:keys [pretty? key-fn escape-non-ascii? content-type negotiate?]}
+   (let [{:keys [pretty? key-fn escape-non-ascii? content-type negotiate? not-acceptable]}
          (options/validate mw-options/json-response-table opts)
          ^JsonWriter writer (json/writer {:pretty? pretty? :key-fn key-fn :escape-non-ascii? escape-non-ascii?})
-         ^String content-type content-type]
+         ^String content-type content-type
+         ^IFn not-acceptable not-acceptable]
      (fn
        ([request]
-        (JsonResponse/encode (when negotiate? request) (handler request) writer content-type))
+        (JsonResponse/encode (when negotiate? request) (handler request) writer content-type not-acceptable))
        ([request respond raise]
         (handler request
                  (fn [response]
-                   (let [encoded (try (JsonResponse/encode (when negotiate? request) response writer content-type)
+                   (let [encoded (try (JsonResponse/encode (when negotiate? request) response writer content-type
+                                                          not-acceptable)
                                       (catch Throwable t (raise t) ::failed))]
                      (when-not (identical? encoded ::failed) (respond encoded))))
                  raise))))))

@@ -34,9 +34,12 @@
                     handlers that route on :uri alone
 
   The router answers by itself what no handler takes: 404 when no route matches
-  the path, 405 with an Allow header when a route matches it but takes neither
-  the method nor :any, and OPTIONS with 204 and Allow. HEAD goes to the GET
-  handler when the route has no HEAD one (servers send no body for HEAD).
+  the path (or a :mount answers nil, as a compojure app does when none of its
+  routes match), 405 with an Allow header when a route matches it but takes
+  neither the method nor :any, and OPTIONS with 204 and Allow; the options
+  :not-found and :method-not-allowed replace the 404 and the 405. HEAD goes to
+  the GET handler when the route has no HEAD one (servers send no body for
+  HEAD).
 
   When several routes match a path, the most specific wins, segment by segment
   from the left: static text, then a parameter, then a catch-all. Routes that
@@ -177,7 +180,7 @@
   request start where its route's :handler-mode says. The options:"
   (^Router [routes] (router routes {}))
   (^Router [routes opts]
-   (let [{:keys [middleware handler-mode not-found reject-overlaps?]}
+   (let [{:keys [middleware handler-mode not-found method-not-allowed reject-overlaps?]}
          (options/validate router-options/table opts)
          routes (if (route-form? routes) [routes] routes)
          _ (when-not (or (nil? routes) (sequential? routes))
@@ -192,7 +195,7 @@
          (if mount
            (.mount builder ^String path h ^HandlerMode mode (boolean strip-prefix?))
            (.route builder ^String path ^Keyword method h ^HandlerMode mode))))
-     (.build builder not-found))))
+     (.build builder not-found method-not-allowed))))
 
 (alter-meta! #'router update :doc str "\n\n" (options/docstring router-options/table))
 

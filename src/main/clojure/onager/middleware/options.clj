@@ -91,4 +91,12 @@
     :valid? boolean?
     :allowed "true or false"
     :doc (str "True: a request whose Accept header refuses application/json (no range matches it, or "
-              "the most specific one that does has q=0) gets 406 Not Acceptable instead of JSON.")}])
+              "the most specific one that does has q=0) gets 406 Not Acceptable instead of JSON.")}
+   {:key :not-acceptable
+    :default nil
+    :default-doc "nil (a plain-text 406)"
+    :valid? #(or (nil? %) (and (ifn? %) (not (coll? %))))
+    :allowed "a function (fn [request] response), or nil"
+    :doc (str "With :negotiate?, makes the response to a request whose Accept header refuses JSON, "
+              "in place of the plain-text 406; a map, vector or set body in it is written as JSON "
+              "all the same.")}])

@@ -40,8 +40,16 @@
     :default-doc "nil (a plain 404)"
     :valid? #(or (nil? %) (and (ifn? %) (not (map? %))))
     :allowed "a Ring handler (both arities if the router is used async), or nil"
-    :doc (str "Handles requests whose path no route matches, instead of the plain 404: another app "
-              "to fall back to, or a 404 page.")}
+    :doc (str "Handles requests whose path no route matches, or that a :mount answers with nil, instead "
+              "of the plain 404: another app to fall back to, or a 404 page (JSON for an API).")}
+   {:key :method-not-allowed
+    :default nil
+    :default-doc "nil (a plain 405)"
+    :valid? #(or (nil? %) (and (ifn? %) (not (map? %))))
+    :allowed "a Ring handler (both arities if the router is used async), or nil"
+    :doc (str "Handles requests whose path a route matches but not their method, instead of the plain "
+              "405 (JSON for an API). The router adds the route's Allow header to its response unless "
+              "it has one (RFC 9110 §15.5.6). OPTIONS is still answered with 204 and Allow.")}
    {:key :reject-overlaps?
     :default false
     :valid? boolean?

@@ -171,6 +171,21 @@
       (is (= 200 (:status ((mw/wrap-json-response (constantly {:status 200 :body {:a 1}}) {:negotiate? false})
                            {:headers {"accept" "text/html"}}))))
       (is (= "plain" (:body (get (answer "plain") "text/html"))) "only JSON answers are negotiated"))
+    (testing ":not-acceptable makes the 406, a data body as JSON, in both arities"
+      (let [h (mw/wrap-json-response (fn
+                                       ([_] {:status 200 :body {:a 1}})
+                                       ([_ respond _] (respond {:status 200 :body {:a 1}})))
+                                     {:not-acceptable (fn [request]
+                                                        {:status 406
+                                                         :body {:error "JSON only" :accept (get-in request [:headers "accept"])}})})
+            request {:request-method :get :uri "/" :headers {"accept" "text/html"}}]
+        (doseq [r [(h request) (async h request)]]
+          (is (= 406 (:status r)))
+          (is (= {:error "JSON only" :accept "text/html"} (json-body r)))
+          (is (= "application/json; charset=utf-8" (get-in r [:headers "Content-Type"]))))
+        (is (= {:a 1} (json-body (h (assoc-in request [:headers "accept"] "application/json")))))
+        (is (= :not-acceptable (:key (ex-data (try (mw/wrap-json-response identity {:not-acceptable {:status 406}})
+                                                   (catch clojure.lang.ExceptionInfo e e))))))))
     (testing "options"
       (is (= "{\n  \"a\": 1\n}" (String. ^bytes (:body ((mw/wrap-json-response (constantly {:status 200 :body {:a 1}})
                                                                                 {:pretty? true}) {}))

@@ -226,6 +226,7 @@
       (is (= [:invalid-option :handler-mode :fastest] ((juxt :onager/error :key :value) data)))
       (is (str/includes? (:message data) "one of :virtual, :event-loop, :worker")))
     (is (= :unknown-option (:onager/error (thrown-data #(router/router [] {:not-fund identity})))))
+    (is (= :method-not-allowed (:key (thrown-data #(router/router [] {:method-not-allowed {:status 405}})))))
     (is (= :middleware (:key (thrown-data #(router/router [] {:middleware [:not-a-fn]}))))))
   (testing ":not-found handles what no route matches, in both arities"
     (let [fallback (fn
@@ -239,6 +240,44 @@
         (is (= 405 (:status (call r :post "/known")))))))
   (testing "an empty table answers 404"
     (is (= 404 (:status (call (router/router []) :get "/"))))))
+
+(deftest the-router's-own-answers-can-be-replaced
+  ;; A JSON API wants JSON in its 404s and 405s too.
+  (let [json-error (fn [status message]
+                     (fn
+                       ([request] {:status status :headers {"Content-Type" "application/json"}
+                                   :body {:error message :uri (:uri request)}})
+                       ([request respond _] (respond {:status status :headers {"Content-Type" "application/json"}
+                                                      :body {:error message :uri (:uri request) :async true}}))))
+        legacy (compojure/routes (GET "/here" [] "legacy here"))
+        r (router/router [["/users/:id" {:get (echo :user) :delete (echo :delete-user)}]
+                          ["/legacy" {:mount legacy}]]
+                         {:not-found (json-error 404 "no such resource")
+                          :method-not-allowed (json-error 405 "method not allowed")})]
+    (testing ":not-found"
+      (is (= [404 {:error "no such resource" :uri "/nothing"}] ((juxt :status :body) (call r :get "/nothing"))))
+      (is (= [404 {:error "no such resource" :uri "/nothing" :async true}]
+             ((juxt :status :body) (call-async r :get "/nothing")))))
+    (testing ":method-not-allowed, with the route's Allow header added"
+      (doseq [[arity response] [[:sync (call r :post "/users/1")] [:async (call-async r :post "/users/1")]]]
+        (testing (name arity)
+          (is (= 405 (:status response)))
+          (is (= "method not allowed" (get-in response [:body :error])))
+          (is (= {"Content-Type" "application/json" "Allow" "GET, HEAD, DELETE, OPTIONS"} (:headers response))))))
+    (testing "an Allow header of the handler's own is kept"
+      (let [own (router/router [["/x" {:get (echo :x)}]]
+                               {:method-not-allowed (fn [_] {:status 405 :headers {"allow" "GET"} :body "no"})})]
+        (is (= {"allow" "GET"} (:headers (call own :put "/x"))))))
+    (testing "OPTIONS is still the router's"
+      (is (= [204 "GET, HEAD, DELETE, OPTIONS"] ((juxt :status #(get-in % [:headers "Allow"])) (call r :options "/users/1")))))
+    (testing "a mounted handler's nil goes on to :not-found, in both arities"
+      (is (= "legacy here" (:body (call r :get "/legacy/here"))))
+      (is (= [404 {:error "no such resource" :uri "/legacy/there"}] ((juxt :status :body) (call r :get "/legacy/there"))))
+      (is (= [404 {:error "no such resource" :uri "/legacy/there" :async true}]
+             ((juxt :status :body) (call-async r :get "/legacy/there")))))
+    (testing "a route's handler that answers nil is not taken for a mount's"
+      (let [broken (router/router [["/nil" {:get (fn [_] nil)}]])]
+        (is (nil? (call broken :get "/nil")))))))
 
 (defn- tag
   "Middleware that appends `label` to the request's :trail on the way in."
@@ -284,7 +323,9 @@
       (is (= 201 (:status (call r :post "/legacy/items"))))
       (is (= "legacy home, context /legacy" (:body (call r :get "/legacy"))))
       (is (= "legacy home, context /legacy" (:body (call r :get "/legacy/"))))
-      (is (nil? (call r :get "/legacy/nothing")) "compojure's own answer to no match"))
+      (testing "compojure's nil for no match goes on to the router's 404, in both arities"
+        (is (= 404 (:status (call r :get "/legacy/nothing"))))
+        (is (= 404 (:status (call-async r :get "/legacy/nothing"))))))
     (testing "a route more specific than the mount wins"
       (is (= :special (id-of (call r :get "/legacy/special")))))
     (testing "a router mounted under a router matches :path-info and adds its parameters"

@@ -54,6 +54,8 @@
     (is (= [200 "file x/y.txt"] ((juxt :status :body) (get "/files/x/y.txt"))))
     (is (= [200 "hello from compojure"] ((juxt :status :body) (get "/legacy/hello"))))
     (is (= 404 (:status (get "/nothing"))))
+    (testing "compojure's nil for no match is the router's 404, not a 500"
+      (is (= 404 (:status (get "/legacy/nothing")))))
     (let [r (get "/users/1" {:method :delete})]
       (is (= 405 (:status r)))
       (is (= "GET, HEAD, PUT, OPTIONS" (ts/header r "allow"))))

@@ -1,5 +1,6 @@
 package onager.kernel.json;
 
+import clojure.lang.IFn;
 import clojure.lang.IPersistentMap;
 import clojure.lang.IPersistentSet;
 import clojure.lang.IPersistentVector;
@@ -39,15 +40,22 @@ public final class JsonResponse {
    * {@code response} with its data body as JSON.
    *
    * @param request the request, for its Accept header, or null not to negotiate
+   * @param notAcceptable makes the response to a request that refuses JSON from
+   *     the request (its data body is written as JSON all the same), or null for
+   *     a plain-text 406
    */
-  public static Object encode(Object request, Object response, JsonWriter writer, String contentType)
-      throws IOException {
+  public static Object encode(Object request, Object response, JsonWriter writer, String contentType,
+      IFn notAcceptable) throws IOException {
     if (!(response instanceof IPersistentMap r)) return response;
     Object body = r.valAt(BODY);
     if (!(body instanceof IPersistentMap || body instanceof IPersistentVector || body instanceof IPersistentSet)) {
       return response;
     }
-    if (request != null && !acceptsJson(request)) return NOT_ACCEPTABLE;
+    if (request != null && !acceptsJson(request)) {
+      return notAcceptable == null
+          ? NOT_ACCEPTABLE
+          : encode(null, notAcceptable.invoke(request), writer, contentType, null);
+    }
     Object headers = r.valAt(HEADERS);
     IPersistentMap out = r.assoc(BODY, writer.writeBytes(body));
     if (!hasContentType(headers)) {

@@ -3,6 +3,7 @@ package onager.kernel.router;
 import clojure.lang.IPersistentMap;
 import clojure.lang.Keyword;
 import clojure.lang.PersistentArrayMap;
+import java.util.Map;
 
 /**
  * Where the trie ends for a path: the endpoints of every route of one shape, by
@@ -17,6 +18,7 @@ final class Route {
   /** The answer to a method no endpoint takes, and to OPTIONS when no endpoint takes it. */
   IPersistentMap notAllowed;
   IPersistentMap options;
+  private String allow;
 
   /** The endpoint for a method index: HEAD falls back to GET, any method to :any. */
   Endpoint endpoint(int method) {
@@ -39,9 +41,25 @@ final class Route {
       }
     }
     String value = allow.toString();
+    this.allow = value;
     notAllowed = response(405, new PersistentArrayMap(new Object[] {
         "Allow", value, "Content-Type", "text/plain; charset=utf-8"}), "Method Not Allowed");
     options = response(204, new PersistentArrayMap(new Object[] {"Allow", value}), null);
+  }
+
+  /**
+   * {@code response}, the answer of the user's 405 handler, with this route's
+   * Allow header unless it has one: RFC 9110 §15.5.6 requires it on a 405.
+   */
+  Object withAllow(Object response) {
+    if (!(response instanceof IPersistentMap r)) return response;
+    Object headers = r.valAt(HEADERS);
+    if (headers == null) headers = PersistentArrayMap.EMPTY;
+    if (!(headers instanceof IPersistentMap h) || !(headers instanceof Map<?, ?> m)) return response;
+    for (Object k : m.keySet()) {
+      if (k instanceof String s && s.equalsIgnoreCase("allow")) return response;
+    }
+    return r.assoc(HEADERS, h.assoc("Allow", allow));
   }
 
   static IPersistentMap response(int status, IPersistentMap headers, String body) {

@@ -14,7 +14,9 @@ import onager.kernel.server.HandlerModes;
  * request's {@code :path-info} (set when it is mounted under a prefix) or else
  * its {@code :uri}: a path of static segments only is one hash lookup, any other
  * a walk down the trie. Then it calls the route's handler for the method, or
- * answers 404, 405 with Allow, or OPTIONS with Allow itself.
+ * answers 404, 405 with Allow, or OPTIONS with Allow itself; the 404 and 405
+ * can each be a handler of the user's. A mounted handler that answers nil (a
+ * compojure app none of whose routes match) leaves the request to the 404.
  *
  * <p>It is also the server's {@link HandlerModes}: it tells the server where the
  * handler of a request's route should run, before the request runs.
@@ -30,13 +32,15 @@ public final class Router extends AFn implements HandlerModes {
   private final Map<String, Route> statics;
   private final int captures;
   private final IFn notFound;
+  private final IFn notAllowed;
   private final boolean hasModes;
 
-  Router(Node root, Map<String, Route> statics, int captures, IFn notFound, boolean hasModes) {
+  Router(Node root, Map<String, Route> statics, int captures, IFn notFound, IFn notAllowed, boolean hasModes) {
     this.root = root;
     this.statics = statics;
     this.captures = captures;
     this.notFound = notFound;
+    this.notAllowed = notAllowed;
     this.hasModes = hasModes;
   }
 
@@ -60,11 +64,24 @@ public final class Router extends AFn implements HandlerModes {
     String path = path(req);
     int[] bounds = captures == 0 ? null : new int[2 * captures];
     Route route = path == null ? null : match(path, bounds);
-    if (route == null) return notFound == null ? NOT_FOUND : notFound.invoke(req);
+    if (route == null) return notFound(req);
     int method = Methods.of(req.valAt(REQUEST_METHOD));
     Endpoint e = route.endpoint(method);
-    if (e == null) return method == Methods.OPTIONS ? route.options : route.notAllowed;
-    return e.handler.invoke(e.prepare(req, path, bounds));
+    if (e == null) {
+      if (method == Methods.OPTIONS) return route.options;
+      return notAllowed == null ? route.notAllowed : route.withAllow(notAllowed.invoke(req));
+    }
+    Object response = e.handler.invoke(e.prepare(req, path, bounds));
+    return response == null && e.kind != Endpoint.ROUTE ? notFound(req) : response;
+  }
+
+  private Object notFound(IPersistentMap req) {
+    return notFound == null ? NOT_FOUND : notFound.invoke(req);
+  }
+
+  private Object notFound(IPersistentMap req, Object respond, Object raise) {
+    if (notFound == null) return ((IFn) respond).invoke(NOT_FOUND);
+    return notFound.invoke(req, respond, raise);
   }
 
   @Override
@@ -73,14 +90,52 @@ public final class Router extends AFn implements HandlerModes {
     String path = path(req);
     int[] bounds = captures == 0 ? null : new int[2 * captures];
     Route route = path == null ? null : match(path, bounds);
-    if (route == null) {
-      if (notFound == null) return ((IFn) respond).invoke(NOT_FOUND);
-      return notFound.invoke(req, respond, raise);
-    }
+    if (route == null) return notFound(req, respond, raise);
     int method = Methods.of(req.valAt(REQUEST_METHOD));
     Endpoint e = route.endpoint(method);
-    if (e == null) return ((IFn) respond).invoke(method == Methods.OPTIONS ? route.options : route.notAllowed);
-    return e.handler.invoke(e.prepare(req, path, bounds), respond, raise);
+    if (e == null) {
+      if (method == Methods.OPTIONS) return ((IFn) respond).invoke(route.options);
+      if (notAllowed == null) return ((IFn) respond).invoke(route.notAllowed);
+      return notAllowed.invoke(req, new WithAllow(route, (IFn) respond), raise);
+    }
+    Object answer = e.kind == Endpoint.ROUTE ? respond : new OrNotFound(this, req, (IFn) respond, raise);
+    return e.handler.invoke(e.prepare(req, path, bounds), answer, raise);
+  }
+
+  /** The respond of a mounted handler: nil goes on to the router's 404. */
+  private static final class OrNotFound extends AFn {
+    private final Router router;
+    private final IPersistentMap request;
+    private final IFn respond;
+    private final Object raise;
+
+    OrNotFound(Router router, IPersistentMap request, IFn respond, Object raise) {
+      this.router = router;
+      this.request = request;
+      this.respond = respond;
+      this.raise = raise;
+    }
+
+    @Override
+    public Object invoke(Object response) {
+      return response == null ? router.notFound(request, respond, raise) : respond.invoke(response);
+    }
+  }
+
+  /** The respond of the user's 405 handler: the response gets the route's Allow header. */
+  private static final class WithAllow extends AFn {
+    private final Route route;
+    private final IFn respond;
+
+    WithAllow(Route route, IFn respond) {
+      this.route = route;
+      this.respond = respond;
+    }
+
+    @Override
+    public Object invoke(Object response) {
+      return respond.invoke(route.withAllow(response));
+    }
   }
 
   @Override

@@ -104,8 +104,12 @@ public final class RouterBuilder {
     return null;
   }
 
-  /** The router, for routes added so far. {@code notFound}: the Ring handler for paths no route takes, or null. */
-  public Router build(IFn notFound) {
+  /**
+   * The router, for routes added so far. {@code notFound}: the Ring handler for
+   * paths no route takes, or null; {@code notAllowed}: for methods the route of
+   * a path does not take, or null.
+   */
+  public Router build(IFn notFound, IFn notAllowed) {
     if (rejectOverlaps) checkOverlaps();
     Node root = new Node();
     Map<String, Route> statics = new HashMap<>();
@@ -121,7 +125,7 @@ public final class RouterBuilder {
       for (Endpoint e : route.byMethod) modes |= e != null && e.mode != null;
     }
     root.freeze();
-    return new Router(root, statics, captures, notFound, modes);
+    return new Router(root, statics, captures, notFound, notAllowed, modes);
   }
 
   private static void insert(Node root, PathTemplate t, Route route) {
