@@ -14,8 +14,13 @@
     /fail             throws: the client gets a plain 500, the log the stack trace
     /static/...       files under the static folder, as File bodies (sendfile)
 
-  Run: clojure -m onager.demo [--port 8080] [--mode virtual|event-loop|worker]
-                               [--async] [--static DIR] [--max-body BYTES]"
+  Run it from the repository's root with `make run` (PORT=9000 make run for
+  another port), or, to give it options, on the JDK `make` picks:
+
+    \"$(scripts/java-home)/bin/java\" --enable-native-access=ALL-UNNAMED \\
+      -cp \"$(make -s classpath):examples\" \\
+      clojure.main -m onager.demo [--port 8080] [--mode virtual|event-loop|worker]
+                                  [--async] [--static DIR] [--max-body BYTES]"
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.json :as json]

@@ -46,6 +46,15 @@
 (defn- suggestion [k table]
   (closest k (map :key table)))
 
+(defn- hint
+  "What the unknown key `k` gets after its name: the hint `foreign` has for it
+  (a key from another library's options), else the option it may be a
+  misspelling of."
+  [k table foreign]
+  (if-let [h (get foreign k)]
+    (str " " h)
+    (when-let [near (suggestion k table)] (str " Did you mean " near "?"))))
+
 (defn- fail [message data]
   (throw (ex-info message data)))
 
@@ -53,24 +62,26 @@
   "Checks `opts` against `table` and returns them with every default filled in.
   Throws an ex-info whose message names the key, the value and what is allowed,
   and whose data has :onager/error (:invalid-options, :unknown-option or
-  :invalid-option), :key, :value and :allowed."
-  [table opts]
-  (when-not (or (nil? opts) (map? opts))
-    (fail (str "Options must be a map, not " (pr-str opts))
-          {:onager/error :invalid-options :value opts :allowed "a map"}))
-  (let [specs (by-key table)]
-    (doseq [[k v] opts]
-      (if-let [{:keys [valid? allowed]} (specs k)]
-        (when-not (valid? v)
-          (fail (str "Invalid option " k " " (pr-str v) ": expected " allowed ".")
-                {:onager/error :invalid-option :key k :value v :allowed allowed}))
-        (let [known (mapv :key table)
-              hint (suggestion k table)]
-          (fail (str "Unknown option " (pr-str k) " (value " (pr-str v) ")."
-                     (when hint (str " Did you mean " hint "?"))
-                     " Known options: " (str/join ", " known) ".")
-                {:onager/error :unknown-option :key k :value v :allowed known}))))
-    (merge (into {} (map (juxt :key :default)) table) opts)))
+  :invalid-option), :key, :value and :allowed. `foreign` maps keys that other
+  libraries take, and this one does not, to a sentence saying what to do
+  instead, which the message of such a key gives."
+  ([table opts] (validate table opts {}))
+  ([table opts foreign]
+   (when-not (or (nil? opts) (map? opts))
+     (fail (str "Options must be a map, not " (pr-str opts))
+           {:onager/error :invalid-options :value opts :allowed "a map"}))
+   (let [specs (by-key table)]
+     (doseq [[k v] opts]
+       (if-let [{:keys [valid? allowed]} (specs k)]
+         (when-not (valid? v)
+           (fail (str "Invalid option " k " " (pr-str v) ": expected " allowed ".")
+                 {:onager/error :invalid-option :key k :value v :allowed allowed}))
+         (let [known (mapv :key table)]
+           (fail (str "Unknown option " (pr-str k) " (value " (pr-str v) ")."
+                      (hint k table foreign)
+                      " Known options: " (str/join ", " known) ".")
+                 {:onager/error :unknown-option :key k :value v :allowed known}))))
+     (merge (into {} (map (juxt :key :default)) table) opts))))
 
 (defn- shown-default [{:keys [default default-doc]}]
   (or default-doc (pr-str default)))

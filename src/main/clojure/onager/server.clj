@@ -72,7 +72,7 @@
   (when-not (ifn? handler)
     (throw (ex-info (str "The handler must be a function or a var, not " (pr-str handler))
                     {:onager/error :invalid-handler :value handler})))
-  (OnagerServer/start handler (config handler (options/validate server-options/table opts))))
+  (OnagerServer/start handler (config handler (options/validate server-options/table opts server-options/foreign))))
 
 (alter-meta! #'start update :doc str "\n\n" (options/docstring server-options/table))
 

@@ -53,3 +53,23 @@
         (let [{:keys [text]} (ts/raw s (str "GET " path " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))]
           (is (= [404] (ts/statuses text)) path)
           (is (not (str/includes? text "<project"))))))))
+
+(deftest the-docstring-names-commands-that-exist
+  (let [doc (:doc (meta (the-ns 'onager.demo)))
+        makefile (slurp "Makefile")]
+    (testing "make targets"
+      (let [targets (map second (re-seq #"make (?:-s )?([a-z-]+)" doc))]
+        (is (= #{"run" "classpath"} (set targets)))
+        (doseq [t targets]
+          (is (re-find (re-pattern (str "(?m)^" t ":")) makefile) (str "no target " t)))))
+    (testing "scripts"
+      (doseq [[_ script] (re-seq #"\$\((scripts/[a-z-]+)\)" doc)]
+        (is (.canExecute (io/file script)) script)))
+    (testing "the main and the options it names"
+      (is (str/includes? doc "clojure.main -m onager.demo"))
+      (let [sample {"--port" ["8080"] "--mode" ["worker"] "--async" [] "--static" ["examples/static"]
+                    "--max-body" ["1000"]}
+            flags (map second (re-seq #"\[(--[a-z-]+)" doc))]
+        (is (= (set (keys sample)) (set flags)))
+        (doseq [f flags]
+          (is (map? (#'demo/parse-args (cons f (sample f)))) f))))))

@@ -7,7 +7,7 @@
   named by its file and line, so that skipped blocks are counted and stay rare."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
-            [clojure.test :as t]
+            [clojure.test :as t :refer [deftest is]]
             [onager.docs.blocks :as blocks]
             [onager.docs.session :as session]))
 
@@ -36,3 +36,14 @@
 (doseq [file (doc-files)
         :when (re-find #"(?m)^\s*```clojure\s*$" (slurp file))]
   (intern *ns* (with-meta (symbol nil file) {:test #(report-file file)}) nil))
+
+(deftest examples-keep-the-servers-they-start
+  ;; A reader pastes the examples one after another: a server started and dropped
+  ;; would hold the port the next example asks for. Keep it: (def s (server/start ...)),
+  ;; with-open or a let, so that it can be stopped.
+  (let [dropped (for [file (doc-files)
+                      block (blocks/blocks file (slurp file))
+                      {:keys [form claim line]} (session/forms (:text block))
+                      :when (and (seq? form) (= 'server/start (first form)) (not (:throws claim)))]
+                  (str file ":" (+ (:line block) (dec line))))]
+    (is (empty? dropped) "(server/start ...) whose server is not kept")))

@@ -145,3 +145,9 @@
     :valid? #(or (nil? %) (instance? Vertx %))
     :allowed "an io.vertx.core.Vertx instance, or nil"
     :doc "Run on this Vert.x instance instead of a new one; `stop` then leaves it open."}])
+
+(def foreign
+  "Options other Ring adapters take that `start` does not, each with what to do
+  instead, for the message that refuses it (see `onager.options/validate`)."
+  {:join? (str "Onager's start never blocks (ring-jetty's :join? true did): drop :join?, "
+               "and keep the server, (def s (server/start ...)), to stop it with (server/stop s).")})

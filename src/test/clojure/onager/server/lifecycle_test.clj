@@ -76,6 +76,17 @@
       (is (str/includes? (ex-message e) "Did you mean :port?"))
       (is (str/includes? (ex-message e) ":max-body")))))
 
+(deftest ring-jetty's-join?-gets-a-hint
+  ;; A ring-jetty habit: (run-jetty app {:port 8080 :join? false}).
+  (doseq [v [false true]]
+    (let [e (start-error {:port 0 :join? v})]
+      (is (= {:onager/error :unknown-option :key :join? :value v}
+             (select-keys (ex-data e) [:onager/error :key :value])))
+      (is (str/starts-with? (ex-message e)
+                            (str "Unknown option :join? (value " v "). Onager's start never blocks"))
+          (ex-message e))
+      (is (str/includes? (ex-message e) "drop :join?, and keep the server")))))
+
 (deftest options-must-be-a-map
   (let [e (start-error [:port 8080])]
     (is (= :invalid-options (:onager/error (ex-data e))))
