@@ -30,6 +30,15 @@
        :headers {"Content-Type" "application/json; charset=utf-8"}
        :body (json/write {:error (str "Nothing at " (:uri request) ".")})}))
 
+(defn- method-not-allowed
+  "What the router answers when a route matches the path but not the method:
+  a JSON 405, to which the router adds the route's Allow header."
+  [request]
+  {:status 405
+   :headers {"Content-Type" "application/json; charset=utf-8"}
+   :body (json/write {:error (str (.toUpperCase (name (:request-method request))) " is not allowed on "
+                                  (:uri request) ".")})})
+
 (defn handler
   "The app's Ring handler for the db spec `db`: the router itself, so that the
   server sees the routes' handler modes, with the JSON and parameter
@@ -37,6 +46,7 @@
   [db]
   (router/router (routes db)
                  {:not-found not-found
+                  :method-not-allowed method-not-allowed
                   ;; The first is the outermost: parameters, then JSON out,
                   ;; then JSON in, whose 400s and 415s are JSON already.
                   :middleware [mw/wrap-params mw/wrap-json-response mw/wrap-json-body]}))

@@ -112,3 +112,9 @@
     (is (= [404 {:error (str "Nothing at " path ".")}]
            ((juxt :status :json) (request method path)))
         (str method " " path))))
+
+(deftest a-method-a-route-lacks-gets-a-json-405-with-allow
+  (let [r (request "PATCH" "/api/notes/1" "{}")]
+    (is (= [405 {:error "PATCH is not allowed on /api/notes/1."}] ((juxt :status :json) r)))
+    (is (= #{"GET" "PUT" "DELETE"}
+           (disj (set (map str/trim (str/split (get-in r [:headers "allow"] "") #","))) "HEAD" "OPTIONS")))))
