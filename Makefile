@@ -23,7 +23,7 @@ PORT ?= 8080
 CP_FILE := target/classpath.txt
 SOURCES := Makefile pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
 
-.PHONY: run example test repl jar install classpath docs soak clean bench bench-micro bench-memory bench-profile
+.PHONY: run example test repl jar install classpath docs soak clean bench bench-micro bench-memory bench-profile uberjar aot-cache
 
 # The runtime class path: Clojure sources first, then the compiled kernel and
 # the API compiled from them (process-classes; Clojure loads a class only while
@@ -100,6 +100,30 @@ bench-micro: $(CP_FILE)
 jar:
 	@$(SHELL_FLAGS) $(MVN) -q package -DskipTests 2>&1 | $(STRIP)
 	@ls target/*.jar
+
+# The demo as one jar, its Clojure compiled ahead of time with direct linking (pom.xml's
+# uberjar profile): java -jar target/onager-demo.jar --port 8080
+UBERJAR := target/onager-demo.jar
+$(UBERJAR): $(SOURCES) $(shell find examples/onager examples/static -type f)
+	@$(SHELL_FLAGS) $(MVN) -q -P uberjar package -Dmaven.test.skip=true 2>&1 | $(STRIP)
+
+uberjar: $(UBERJAR)
+	@ls $(UBERJAR)
+
+# A JDK AOT cache for the uberjar (JDK 25+; JEP 483, 514, 515), written by a training run
+# that starts the demo, requests each endpoint and exits (onager.demo.training). A JVM uses
+# it only with the same JDK and the same flags (JVM_OPTS):
+# java --enable-native-access=ALL-UNNAMED -XX:AOTCache=target/onager-demo.aot -jar target/onager-demo.jar
+# The JVM's warnings about each class it leaves out of the cache (JFR's, generated proxies'), a
+# screenful, are routine: errors alone are shown.
+AOT_CACHE := target/onager-demo.aot
+$(AOT_CACHE): $(UBERJAR)
+	@[ "$(JAVA_MAJOR)" -ge 25 ] || { echo "an AOT cache needs JDK 25 or newer, and make picked JDK $(JAVA_MAJOR) ($(JAVA_HOME)): set JAVA_HOME to a JDK 25" >&2; exit 1; }
+	@rm -f $@
+	java $(JVM_OPTS) -Xlog:aot=error -XX:AOTCacheOutput=$@ -cp $(UBERJAR) onager.demo.training
+
+aot-cache: $(AOT_CACHE)
+	@ls $(AOT_CACHE)
 
 # The jar and its POM into the local Maven repository (~/.m2), for Leiningen,
 # the Clojure CLI and Maven projects on this machine.

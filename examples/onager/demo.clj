@@ -12,7 +12,8 @@
                       arrays instead)
     /upload           reads the request body; answers its length and CRC-32
     /fail             throws: the client gets a plain 500, the log the stack trace
-    /static/...       files under the static folder, as File bodies (sendfile)
+    /static/...       files under the static folder: the class path's static/
+                      (examples/static, or the uberjar's), or --static DIR
 
   Run it from the repository's root with `make run` (PORT=9000 make run for
   another port), or, to give it options, on the JDK `make` picks:
@@ -20,16 +21,22 @@
     \"$(scripts/java-home)/bin/java\" --enable-native-access=ALL-UNNAMED \\
       -cp \"$(make -s classpath):examples\" \\
       clojure.main -m onager.demo [--port 8080] [--mode virtual|event-loop|worker]
-                                  [--async] [--static DIR] [--max-body BYTES]"
+                                  [--async] [--static DIR] [--max-body BYTES]
+
+  or, from the uberjar `make uberjar` builds, with the same options:
+
+    java -jar target/onager-demo.jar [--port 8080]"
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.json :as json]
             [onager.server :as server])
   (:import [java.io File InputStream]
-           [java.net URLDecoder]
+           [java.net JarURLConnection URL URLConnection URLDecoder]
            [java.nio.charset StandardCharsets]
            [java.util.concurrent Executors ScheduledExecutorService ThreadFactory TimeUnit]
-           [java.util.zip CRC32]))
+           [java.util.zip CRC32]
+           [onager.kernel.server OnagerServer])
+  (:gen-class))
 
 (set! *warn-on-reflection* true)
 
@@ -114,9 +121,36 @@
     (when (and (.startsWith (.toPath file) (.toPath base)) (.isFile file))
       file)))
 
+(defn- static-resource
+  "The response for the file `path` names under the class path folder `folder`,
+  or nil when there is none or the path tries to leave the folder. On disk it
+  is a File (sent with sendfile); in a jar there is no file, so the entry goes
+  out as a stream of its known length."
+  [^String folder ^String path]
+  (when (not-any? #{"" "." ".."} (str/split path #"/" -1))
+    (when-let [url ^URL (io/resource (str folder "/" path))]
+      (if (= "file" (.getProtocol url))
+        (let [f ^File (io/as-file url)]
+          (when (.isFile f) {:status 200 :body f}))
+        (let [conn (.openConnection url)]
+          (when-not (and (instance? JarURLConnection conn) (.isDirectory (.getJarEntry ^JarURLConnection conn)))
+            {:status 200
+             :headers {"Content-Type" (or (URLConnection/guessContentTypeFromName path) "application/octet-stream")
+                       "Content-Length" (str (.getContentLengthLong conn))}
+             :body (.getInputStream conn)}))))))
+
+(defn- static-response
+  "The response for the static file `path`, from `static` (see `handler`), or nil."
+  [static ^String path]
+  (if (instance? File static)
+    (when-let [f (static-file static path)] {:status 200 :body f})
+    (static-resource static path)))
+
 (defn handler
-  "The demo's Ring handler, for `static-root` (a File)."
-  [^File static-root]
+  "The demo's Ring handler. `static` is the folder /static/ serves: a File on
+  disk, or a String naming a folder on the class path (\"static\": the
+  examples/static folder on the class path, or the uberjar's copy of it)."
+  [static]
   (fn [request]
     (let [uri ^String (:uri request)]
       (cond
@@ -142,9 +176,8 @@
         (= uri "/upload") (upload-summary (:body request))
         (= uri "/fail") (throw (ex-info "the demo's /fail endpoint failed, as asked" {:uri uri}))
         (= uri "/") (text 200 "Onager demo: see /static/index.html\n")
-        (str/starts-with? uri "/static/") (if-let [f (static-file static-root (subs uri (count "/static/")))]
-                                            {:status 200 :body f}
-                                            (text 404 "Not Found\n"))
+        (str/starts-with? uri "/static/") (or (static-response static (subs uri (count "/static/")))
+                                              (text 404 "Not Found\n"))
         :else (text 404 "Not Found\n")))))
 
 (defonce ^:private ^ScheduledExecutorService timers
@@ -154,9 +187,10 @@
 
 (defn async-handler
   "The same endpoints as a 3-arity Ring handler that never blocks its thread:
-  /sleep answers from a timer, /upload reads on a virtual thread."
-  [^File static-root]
-  (let [sync (handler static-root)]
+  /sleep answers from a timer, /upload reads on a virtual thread. `static` as
+  for `handler`."
+  [static]
+  (let [sync (handler static)]
     (fn [request respond raise]
       (try
         (case (:uri request)
@@ -170,7 +204,7 @@
         (catch Throwable t (raise t))))))
 
 (defn- parse-args [args]
-  (loop [opts {:port 8080 :mode nil :async? false :static "examples/static" :max-body nil}
+  (loop [opts {:port 8080 :mode nil :async? false :static nil :max-body nil}
          [a b & more :as args] args]
     (case a
       nil opts
@@ -181,14 +215,18 @@
       "--async" (recur (assoc opts :async? true) (rest args))
       (throw (ex-info (str "Unknown argument " a) {:args args})))))
 
-(defn -main [& args]
+(defn -main
+  "Starts the demo server (the options are in the namespace's docstring), says
+  where it listens, and returns it; its threads keep the JVM running."
+  ^OnagerServer [& args]
   (let [{:keys [port mode async? static max-body]} (parse-args args)
-        root (io/file static)
+        static (if static (io/file static) "static")
         ;; :shutdown-hook? makes SIGTERM (docker stop, systemctl stop, Ctrl-C) a graceful stop.
-        s (server/start (if async? (async-handler root) (handler root))
+        s (server/start (if async? (async-handler static) (handler static))
                         (cond-> {:port port :async? async? :shutdown-hook? true}
                           mode (assoc :handler-mode mode)
                           max-body (assoc :max-body max-body)))]
     (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/"
                   " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async") ")"))
-    (flush)))
+    (flush)
+    s))

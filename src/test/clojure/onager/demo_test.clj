@@ -13,7 +13,9 @@
   [["virtual" (demo/handler root) {}]
    ["event-loop" (demo/handler root) {:handler-mode :event-loop}]
    ["worker" (demo/handler root) {:handler-mode :worker}]
-   ["async" (demo/async-handler root) {:async? true}]])
+   ["async" (demo/async-handler root) {:async? true}]
+   ;; As -main runs it: the static folder from the class path (examples/ is on the tests').
+   ["virtual, static/ from the class path" (demo/handler "static") {}]])
 
 (defmacro ^:private each-setup [[s] & body]
   `(doseq [[name# handler# opts#] setups]
