@@ -8,11 +8,14 @@
     runs, and the resident memory (RSS) under that load;
   - start-up: the time from launching the JVM to the first good response, with
     the server pinned to one CPU as in every other run, and again on all CPUs;
-    and,
-    for comparison only, the same with a JDK AOT cache (JDK 25+, JEP 483/514)
-    made by a training run: the JDK's, Clojure's and the libraries' classes
-    come pre-parsed and pre-linked from the cache (Onager's API among them, as
-    the build compiled it), while the demo is still compiled from its source."
+    and the same with a JDK AOT cache (JDK 25+, JEP 483/514) made by a
+    training run: the JDK's, Clojure's and the libraries' classes come
+    pre-parsed and pre-linked from the cache (Onager's API among them, as the
+    build compiled it). From source the demo is still compiled at every start;
+    the uberjar's cache is the one `make aot-cache` writes.
+
+  The uberjar (`make uberjar`: everything compiled ahead of time, one jar) is
+  measured beside the servers run from source."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.bench.load :as load]
@@ -25,9 +28,9 @@
 
 (def servers
   "The servers this benchmark measures by default: the baseline, Onager in
-  its default mode and its fastest, the peer, and the floor under any Clojure
-  server on Vert.x."
-  (mapv servers/by-id ["vertx" "onager-virtual" "onager-event-loop" "ring-jetty" "clojure-floor"]))
+  its default mode and its fastest, the peer, the floor under any Clojure
+  server on Vert.x run from source, and the demo's uberjar."
+  (mapv servers/by-id ["vertx" "onager-virtual" "onager-event-loop" "ring-jetty" "clojure-floor" "onager-uberjar"]))
 
 (def heap-sizes "The heaps tried, smallest first, in MiB." [6 8 10 12 16 24 32 64])
 
@@ -150,7 +153,12 @@
 
 (def aot-servers
   "The servers whose start-up is also measured with an AOT cache."
-  ["vertx" "onager-virtual"])
+  ["vertx" "onager-virtual" "onager-uberjar"])
+
+(def uberjar-cache
+  "The uberjar's AOT cache, which `make aot-cache` writes with its training
+  run (onager.demo.training), as a user would."
+  "target/onager-demo.aot")
 
 (defn- jdk-tool [tool]
   (str (System/getProperty "java.home") "/bin/" tool))
@@ -192,23 +200,31 @@
       (throw (ex-info (str "the training run of " (:id server) " wrote no AOT cache:\n" (servers/log-tail h)) {})))))
 
 (defn aot-startup
-  "Start-up with an AOT cache, `reps` launches of each of `aot-servers`; nil
-  on a JDK without AOT caches."
-  [reps {:keys [cpus log-dir] :as opts}]
+  "Start-up with an AOT cache, `reps` launches of each of `aot-servers` that
+  is among `server-defs`; nil on a JDK without AOT caches. The uberjar runs
+  with the cache `make aot-cache` wrote (the uberjar's training run), the
+  others with one their own training run writes here."
+  [server-defs reps {:keys [cpus log-dir] :as opts}]
   (when (aot-supported?)
     (let [dir (io/file log-dir "aot")
-          cp (jar-classpath dir)
-          defs (mapv servers/by-id aot-servers)
+          source-cp (jar-classpath dir)
+          ;; The cache refuses a directory on the class path: the probe goes in as a jar.
+          uberjar-cp (str servers/uberjar ":" (io/file dir "bench.jar"))
+          defs (filterv (set server-defs) (map servers/by-id aot-servers))
+          cps (into {} (for [s defs] [(:id s) (if (= :uberjar (:classpath s)) uberjar-cp source-cp)]))
           caches (into {} (for [s defs]
-                            (let [cache (str (io/file dir (str (:id s) ".aot")))]
-                              (train s cache cp opts)
-                              [(:id s) cache])))
+                            (if (= :uberjar (:classpath s))
+                              [(:id s) uberjar-cache]
+                              (let [cache (str (io/file dir (str (:id s) ".aot")))]
+                                (train s cache (cps (:id s)) opts)
+                                [(:id s) cache]))))
           times (reduce
                  (fn [acc rep]
                    (reduce (fn [acc s]
+                             ;; AOTMode=on: a JVM that cannot use its cache fails rather than starting without it.
                              (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
-                                                        :tag "aot" :classpath cp
-                                                        :extra-flags [(str "-XX:AOTCache=" (caches (:id s)))]})
+                                                        :tag "aot" :classpath (cps (:id s))
+                                                        :extra-flags ["-XX:AOTMode=on" (str "-XX:AOTCache=" (caches (:id s)))]})
                                    ms (try (servers/await-ready h 60000) (finally (servers/stop h)))]
                                (log (format "   launch %d/%d %-18s with AOT cache: first response after %6.0f ms"
                                             rep reps (:id s) (double ms)))
@@ -228,8 +244,8 @@
     (let [st (startup server-defs reps opts)
           _ (log "== start-up on all CPUs")
           st-all (startup server-defs reps (assoc opts :cpus nil))
-          _ (log "== start-up with a JDK AOT cache (for comparison; the bar is without)")
-          aot (aot-startup reps opts)]
+          _ (log "== start-up with a JDK AOT cache, the server on one CPU")
+          aot (aot-startup server-defs reps opts)]
       (log (str "== smallest heap that serves plaintext for " serve-seconds " s"))
       (let [mins (mapv (fn [s] (assoc (min-heap s serve-seconds opts) :id (:id s) :label (:label s))) server-defs)]
         (log (str "== plaintext at -Xmx" small-heap "m and -Xmx" large-heap "m, RSS under load"))

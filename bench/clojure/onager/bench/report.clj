@@ -143,7 +143,7 @@
      ""
      "![chart](bench.png)"
      ""
-     "## The bars (issue 3)"
+     "## The bars (issues 3 and 20)"
      ""
      "Each verdict compares a median from this run with the issue's target. From a QUICK run, or from a"
      "machine busy with other work, a verdict is a placeholder, not a result."
@@ -190,7 +190,12 @@
         rss (fn [s] (get-in s [:small :rss-mib :median]))
         heap (fn [id] (some-> (:min-mib (find :min-heap id)) (str " MiB")))
         seconds (fn [id] (some-> (find :startup id) :startup-ms :median (/ 1000.0)))
-        mh (find :min-heap "onager-virtual")]
+        mh (find :min-heap "onager-virtual")
+        ;; Medians of the same run's launches, pinned to one CPU, as the start-up table's ratios.
+        vs-vertx (fn [k id] (let [m (get-in (find k id) [:startup-ms :median])
+                                  base (get-in (find :startup "vertx") [:startup-ms :median])]
+                              (when (and m base) (/ m base))))
+        uh (:min-mib (find :min-heap "onager-uberjar"))]
     [["Onager (default mode) starts and serves at -Xmx8m" "smallest heap"
       (heap "onager-virtual") "≤ 8 MiB"
       (if-let [m (:min-mib mh)] (verdict m <= 8) "not measured")
@@ -205,7 +210,16 @@
      ["start-up to first response, from source" "seconds"
       (f (seconds "onager-virtual") 2) "≤ 1.5 s"
       (verdict (seconds "onager-virtual") <= 1.5)
-      (if-let [fl (seconds "clojure-floor")] (str (f fl 2) " s") "—")]]))
+      (if-let [fl (seconds "clojure-floor")] (str (f fl 2) " s") "—")]
+     ["uberjar: start-up to first response ÷ raw Vert.x's" "ratio"
+      (f (vs-vertx :startup "onager-uberjar") 2) "≤ 1.3"
+      (verdict (vs-vertx :startup "onager-uberjar") <= 1.3) "—"]
+     ["uberjar with its JDK AOT cache ÷ raw Vert.x's without one" "ratio"
+      (f (vs-vertx :aot-startup "onager-uberjar") 2) "≤ 1.0"
+      (verdict (vs-vertx :aot-startup "onager-uberjar") <= 1.0) "—"]
+     ["uberjar starts and serves at -Xmx10m" "smallest heap"
+      (some-> uh (str " MiB")) "≤ 10 MiB"
+      (if uh (verdict uh <= 10) "not measured") "—"]]))
 
 (defn- startup-rows
   "One row per server: its start-up on one CPU and on all, each also as a
@@ -232,13 +246,14 @@
     [(str "- Server JVMs: `-XX:+UseSerialGC --enable-native-access=ALL-UNNAMED` and a fixed heap "
           "(`-Xms` = `-Xmx`, the size named); start-up with the benchmark's 512 MiB heap.")
      ""
-     "## The bars (issue 3)"
+     "## The bars (issues 3 and 20)"
      ""
      "From a QUICK run, or from a machine busy with other work, a verdict is a placeholder, not a result."
      ""
      (str "The last column is the floor: a Clojure program compiled from source, as the demo is, that"
           " starts the raw Vert.x server and loads no Onager code. A bar the floor misses too, no Clojure"
-          " server on Vert.x 5 started that way can meet.")
+          " server on Vert.x 5 started that way can meet. The uberjar (`make uberjar`) is the demo with"
+          " everything compiled ahead of time, the way apps are deployed.")
      ""
      "| bar | figure | value | target | | floor |"
      "|---|---|---|---|---|---|"]
@@ -249,8 +264,9 @@
      (str "Median (min–max) of " (:startup-reps data) " launches per server, alternating: first with the"
           " server pinned to one CPU, as in every other run here (the bar's figure), then on all CPUs. Onager and"
           " ring-jetty compile the demo from its Clojure source at every start, and the floor its own one-function"
-          " namespace; Onager's API loads from the classes its build compiled, as its jar ships them; no CDS"
-          " archive but the JDK's own.")
+          " namespace; Onager's API loads from the classes its build compiled, as its jar ships them. The uberjar"
+          " loads everything from classes (`java -jar`'s class path, with the probe's classes). No CDS archive"
+          " but the JDK's own.")
      ""
      "| server | ms to first response, one CPU | ÷ Vert.x | on all CPUs | ÷ Vert.x |"
      "|---|---|---|---|---|"]
@@ -258,15 +274,19 @@
     (when-let [aot (seq (:aot-startup data))]
       (concat
        [""
-        "For comparison only (the bar is without it): the same with a JDK AOT cache (JEP 483/514) made by a"
-        "training run (`-XX:AOTCacheOutput`, then `-XX:AOTCache`); the class path is then jars only. The"
-        "cache holds the JDK's, Clojure's, Onager's and the libraries' classes pre-parsed and pre-linked; the"
-        "demo is still compiled from its Clojure source at every start."
+        "The same with a JDK AOT cache (JEP 483/514) made by a training run (`-XX:AOTCacheOutput`, then"
+        "`-XX:AOTCache` and `-XX:AOTMode=on`, which fails rather than start without it); the class path is"
+        "then jars only. The cache holds the JDK's, Clojure's, Onager's and the libraries' classes pre-parsed"
+        "and pre-linked. From source the demo is still compiled at every start; the uberjar's cache is the one"
+        "`make aot-cache` writes (its training run: onager.demo.training). One CPU; the ratio is to raw"
+        "Vert.x's start-up without a cache, in the table above."
         ""
-        "| server | ms to first response |"
-        "|---|---|"]
-       (for [{:keys [label startup-ms]} aot]
-         (str "| " label " | " (with-spread startup-ms #(f % 0)) " |"))))
+        "| server | ms to first response | ÷ Vert.x without cache |"
+        "|---|---|---|"]
+       (let [base (get-in (with-id (:startup data) "vertx") [:startup-ms :median])]
+         (for [{:keys [label startup-ms]} aot]
+           (str "| " label " | " (with-spread startup-ms #(f % 0))
+                " | " (f (when base (/ (:median startup-ms) base)) 2) " |")))))
     [""
      (str "## Smallest heap that serves plaintext for " (:serve-seconds data) " s without an error")
      ""

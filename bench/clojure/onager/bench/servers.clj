@@ -16,7 +16,8 @@
 (def table
   "Every server the harness knows, in report order. `:main` and `:args` start
   it (the harness adds --port); `:classpath` says what it needs beyond the
-  project's class path. A `:floor?` server is no contender but a lower bound,
+  project's class path, or (:uberjar) that the demo's uberjar replaces it. A
+  `:memory-only?` server is measured by the memory benchmark only. A `:floor?` server is no contender but a lower bound,
   measured by the memory benchmark only."
   [{:id "vertx" :label "raw Vert.x 5 (Java)"
     :main "onager.bench.vertx.RawVertx" :args [] :classpath :raw}
@@ -31,11 +32,15 @@
    {:id "ring-jetty" :label "ring-jetty-adapter 1.8"
     :main "clojure.main" :args ["-m" "onager.bench.jetty"] :classpath :peer}
    {:id "clojure-floor" :label "floor: Clojure from source, then raw Vert.x"
-    :main "clojure.main" :args ["-m" "onager.bench.floor"] :classpath :floor :floor? true}])
+    :main "clojure.main" :args ["-m" "onager.bench.floor"] :classpath :floor :floor? true}
+   {:id "onager-uberjar" :label "Onager uberjar (make uberjar)"
+    :main "onager.demo" :args [] :classpath :uberjar :memory-only? true}])
 
 (def contenders
-  "The servers of the throughput benchmark: the table without its floors."
-  (filterv (complement :floor?) table))
+  "The servers of the throughput benchmark: the table without its floors, and
+  without the uberjar, whose code is the default mode's (it is there for its
+  start-up and heap)."
+  (filterv #(not (or (:floor? %) (:memory-only? %))) table))
 
 (def baseline-id "The server every figure is a ratio to." "vertx")
 
@@ -70,16 +75,22 @@
   []
   (map second (re-seq #"<additionalClasspathElement>(.*?)</additionalClasspathElement>" (slurp "pom.xml"))))
 
+(def uberjar
+  "The demo's uberjar, which `make uberjar` builds."
+  "target/onager-demo.jar")
+
 (defn classpath
   "The class path a server of `kind` runs with: only what it needs, so that
   start-up and memory are each server's own."
   [kind]
-  (str/join ":" (concat [(project-classpath) "target/bench-classes"]
-                        (case kind
-                          :raw []
-                          :onager ["examples"]
-                          :floor ["bench/clojure"]
-                          :peer (concat ["examples" "bench/clojure"] (peer-jars))))))
+  (str/join ":" (if (= kind :uberjar)
+                  [uberjar "target/bench-classes"]
+                  (concat [(project-classpath) "target/bench-classes"]
+                          (case kind
+                            :raw []
+                            :onager ["examples"]
+                            :floor ["bench/clojure"]
+                            :peer (concat ["examples" "bench/clojure"] (peer-jars)))))))
 
 ;; ---- running one ----
 
