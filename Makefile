@@ -112,9 +112,9 @@ $(UBERJAR): $(SOURCES) $(shell find examples/onager examples/static -type f)
 uberjar: $(UBERJAR)
 	@ls $(UBERJAR)
 
-# A JDK AOT cache for the uberjar (JDK 25+; JEP 483, 514, 515), written by a training run
-# that starts the demo, requests each endpoint and exits (onager.demo.training). A JVM uses
-# it only with the same JDK and the same flags (JVM_OPTS):
+# A JDK AOT cache for the uberjar (JDK 25+; JEP 483, 514, 515), written by a training run:
+# the uberjar as it is run, plus --train, which requests each endpoint and exits
+# (onager.demo.training). A JVM uses it only with the same JDK and the same flags (JVM_OPTS):
 # java --enable-native-access=ALL-UNNAMED -XX:AOTCache=target/onager-demo.aot -jar target/onager-demo.jar
 # The JVM's warnings about each class it leaves out of the cache (JFR's, generated proxies'), a
 # screenful, are routine: errors alone are shown.
@@ -122,7 +122,7 @@ AOT_CACHE := target/onager-demo.aot
 $(AOT_CACHE): $(UBERJAR)
 	@[ -n "$(AOT_OK)" ] || { echo "an AOT cache needs JDK 25 or newer, and make picked JDK $(JAVA_MAJOR) ($(JAVA_HOME)): set JAVA_HOME to a JDK 25" >&2; exit 1; }
 	@rm -f $@
-	java $(JVM_OPTS) -Xlog:aot=error -XX:AOTCacheOutput=$@ -cp $(UBERJAR) onager.demo.training
+	java $(JVM_OPTS) -Xlog:aot=error -XX:AOTCacheOutput=$@ -jar $(UBERJAR) --port 0 --train
 
 aot-cache: $(AOT_CACHE)
 	@ls $(AOT_CACHE)

@@ -21,11 +21,15 @@
     \"$(scripts/java-home)/bin/java\" --enable-native-access=ALL-UNNAMED \\
       -cp \"$(make -s classpath):examples\" \\
       clojure.main -m onager.demo [--port 8080] [--mode virtual|event-loop|worker]
-                                  [--async] [--static DIR] [--max-body BYTES]
+                                  [--async] [--static DIR] [--max-body BYTES] [--train]
 
   or, from the uberjar `make uberjar` builds, with the same options:
 
-    java -jar target/onager-demo.jar [--port 8080]"
+    java -jar target/onager-demo.jar [--port 8080]
+
+  --train makes it the training run of a JDK AOT cache (`make aot-cache`): it
+  requests each endpoint a few times, then stops and exits
+  (onager.demo.training)."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.json :as json]
@@ -35,8 +39,7 @@
            [java.nio.charset StandardCharsets]
            [java.util.concurrent Executors ScheduledExecutorService ThreadFactory TimeUnit]
            [java.util.zip CRC32]
-           [onager.kernel.server OnagerServer])
-  (:gen-class))
+           [onager.kernel.server OnagerServer]))
 
 (set! *warn-on-reflection* true)
 
@@ -204,7 +207,7 @@
         (catch Throwable t (raise t))))))
 
 (defn- parse-args [args]
-  (loop [opts {:port 8080 :mode nil :async? false :static nil :max-body nil}
+  (loop [opts {:port 8080 :mode nil :async? false :static nil :max-body nil :train? false}
          [a b & more :as args] args]
     (case a
       nil opts
@@ -213,13 +216,14 @@
       "--static" (recur (assoc opts :static b) more)
       "--max-body" (recur (assoc opts :max-body (parse-long b)) more)
       "--async" (recur (assoc opts :async? true) (rest args))
+      "--train" (recur (assoc opts :train? true) (rest args))
       (throw (ex-info (str "Unknown argument " a) {:args args})))))
 
 (defn -main
   "Starts the demo server (the options are in the namespace's docstring), says
   where it listens, and returns it; its threads keep the JVM running."
   ^OnagerServer [& args]
-  (let [{:keys [port mode async? static max-body]} (parse-args args)
+  (let [{:keys [port mode async? static max-body train?]} (parse-args args)
         static (if static (io/file static) "static")
         ;; :shutdown-hook? makes SIGTERM (docker stop, systemctl stop, Ctrl-C) a graceful stop.
         s (server/start (if async? (async-handler static) (handler static))
@@ -229,4 +233,6 @@
     (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/"
                   " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async") ")"))
     (flush)
+    ;; Loaded only then: a server's start does not pay for it.
+    (when train? ((requiring-resolve 'onager.demo.training/run) s))
     s))

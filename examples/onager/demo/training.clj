@@ -1,21 +1,18 @@
 (ns onager.demo.training
   "The training run of the demo's JDK AOT cache (`make aot-cache`, JDK 25+):
-  starts the demo as `java -jar` does, sends each of its endpoints a few
-  requests, stops it and exits, so that the JVM records what a real start and
-  real requests load and link (JEP 483, 514, 515).
+  the demo started as it is deployed, plus --train, which hands the server to
+  `run` to be exercised, so that the JVM records what a real start and real
+  requests load, link and profile (JEP 483, 514, 515):
 
-    java -XX:AOTCacheOutput=target/onager-demo.aot \\
-         -cp target/onager-demo.jar onager.demo.training
+    java -XX:AOTCacheOutput=target/onager-demo.aot -jar target/onager-demo.jar --port 0 --train
 
   The requests go over plain sockets rather than through an HTTP client, whose
   classes would go into the cache and be loaded at every start of the server."
   (:require [clojure.string :as str]
-            [onager.demo :as demo]
             [onager.server :as server])
   (:import [java.io OutputStream]
            [java.net Socket]
-           [java.nio.charset StandardCharsets])
-  (:gen-class))
+           [java.nio.charset StandardCharsets]))
 
 (set! *warn-on-reflection* true)
 
@@ -55,19 +52,18 @@
       (let [response (String. (.readAllBytes (.getInputStream s)) StandardCharsets/ISO_8859_1)]
         (parse-long (second (str/split response #" " 3)))))))
 
-(defn -main
-  "Starts the demo with `args` (its own options; --port 0 when none is given),
-  requests every endpoint `rounds` times, stops the server and exits the JVM:
-  0 when every answer had the status it should, 1 otherwise."
-  [& args]
-  (let [s (apply demo/-main (or (seq args) ["--port" "0"]))
-        port (server/port s)
+(defn run
+  "Requests every endpoint of the demo `server` `rounds` times, stops it and
+  exits the JVM (which then writes the AOT cache): 0 when every answer had the
+  status it should, 1 otherwise."
+  [server]
+  (let [port (server/port server)
         wrong (doall (for [_ (range rounds)
                            [method path body expected] requests
                            :let [got (status port method path body)]
                            :when (not= expected got)]
                        (str method " " path ": " got ", not " expected)))]
-    (server/stop s)
+    (server/stop server)
     (shutdown-agents)
     (if (empty? wrong)
       (println "training run: every endpoint answered" rounds "times")

@@ -34,7 +34,7 @@
    {:id "clojure-floor" :label "floor: Clojure from source, then raw Vert.x"
     :main "clojure.main" :args ["-m" "onager.bench.floor"] :classpath :floor :floor? true}
    {:id "onager-uberjar" :label "Onager uberjar (make uberjar)"
-    :main "onager.demo" :args [] :classpath :uberjar :memory-only? true}])
+    :main "onager.kernel.launch.Launcher" :args [] :classpath :uberjar :memory-only? true}])
 
 (def contenders
   "The servers of the throughput benchmark: the table without its floors, and

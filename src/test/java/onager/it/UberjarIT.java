@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * `make uberjar` builds the demo as one jar that `java -jar` runs from any directory, its
- * static folder inside it; `make aot-cache` writes a JDK AOT cache for it that a JVM started
- * with the same flags uses (JDK 25+).
+ * static folder inside it, through onager.kernel.launch.Launcher; `make aot-cache` writes a
+ * JDK AOT cache for it that a JVM started with the same flags uses (JDK 25+).
  */
 class UberjarIT {
   private static final Path UBERJAR = Command.ROOT.resolve("target/onager-demo.jar");
@@ -39,7 +40,8 @@ class UberjarIT {
   void javaJarServesTheDemoAndItsStaticFilesFromTheJar() throws Exception {
     make("uberjar");
     try (JarFile jar = new JarFile(UBERJAR.toFile())) {
-      assertEquals("onager.demo", jar.getManifest().getMainAttributes().getValue("Main-Class"));
+      assertEquals("onager.kernel.launch.Launcher", jar.getManifest().getMainAttributes().getValue("Main-Class"));
+      assertEquals("onager.demo", jar.getManifest().getMainAttributes().getValue("Onager-Main"));
       assertTrue(jar.getEntry("onager/demo__init.class") != null && jar.getEntry("onager/server__init.class") != null,
           "the demo and the API compiled ahead of time");
       assertTrue(jar.getEntry("io/vertx/core/Vertx.class") != null && jar.getEntry("clojure/lang/RT.class") != null,
@@ -63,7 +65,9 @@ class UberjarIT {
 
     // In a directory without examples/static: the static files must come from the jar. No flag:
     // the manifest enables Netty's native access, so the JVM has nothing to warn about.
-    try (Command.Running demo = Command.of(JAVA, "-jar", UBERJAR.toString(), "--port", "0").in(elsewhere).start()) {
+    Path classes = elsewhere.resolve("classes.log");
+    try (Command.Running demo = Command.of(JAVA, "-Xlog:class+load=info:file=" + classes, "-jar", UBERJAR.toString(),
+        "--port", "0").in(elsewhere).start()) {
       URI base = URI.create(demo.await(LISTENING, Duration.ofMinutes(2)).group(1));
       HttpClient client = HttpClient.newHttpClient();
       HttpResponse<String> plain = get(client, base.resolve("/plaintext"));
@@ -82,6 +86,28 @@ class UberjarIT {
         assertEquals(404, rawStatus(base.getPort(), path), path);
       }
       assertFalse(demo.output().contains("WARNING"), demo.output());
+    }
+    String loaded = Files.readString(classes);
+    assertTrue(loaded.contains("onager.kernel.launch.Launcher "), "the Main-Class ran");
+    assertFalse(loaded.contains("clojure.core.server__init"), "the launcher leaves the socket-server set-up out");
+  }
+
+  @Test
+  void aSocketReplStartsWhenAPropertyAsksForOne() throws Exception {
+    make("uberjar");
+    int replPort;
+    try (ServerSocket free = new ServerSocket(0)) {
+      replPort = free.getLocalPort();
+    }
+    try (Command.Running demo = Command.of(JAVA, "-Dclojure.server.repl={:port " + replPort + " :accept clojure.core.server/repl}",
+        "-jar", UBERJAR.toString(), "--port", "0").in(elsewhere).start()) {
+      demo.await(LISTENING, Duration.ofMinutes(2));
+      try (Socket repl = new Socket("127.0.0.1", replPort)) {
+        repl.setSoTimeout(30_000);
+        repl.getOutputStream().write("(+ 1 2)\n:repl/quit\n".getBytes(StandardCharsets.UTF_8));
+        String out = new String(repl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(out.contains("3"), out);
+      }
     }
   }
 
