@@ -93,6 +93,17 @@ class UberjarIT {
   }
 
   @Test
+  void theUberjarRunsOnTheOldestJdk() throws Exception {
+    make("uberjar");
+    String oldest = Command.of(Command.ROOT.resolve("scripts/java-21-runtime").toString()).run(Duration.ofMinutes(5)).out().strip();
+    try (Command.Running demo = Command.of(oldest + "/bin/java", "-jar", UBERJAR.toString(), "--port", "0")
+        .in(elsewhere).start()) {
+      URI base = URI.create(demo.await(LISTENING, Duration.ofMinutes(2)).group(1));
+      assertEquals("Hello, World!", get(HttpClient.newHttpClient(), base.resolve("/plaintext")).body());
+    }
+  }
+
+  @Test
   void aSocketReplStartsWhenAPropertyAsksForOne() throws Exception {
     make("uberjar");
     int replPort;
