@@ -61,7 +61,7 @@
         makefile (slurp "Makefile")]
     (testing "make targets"
       (let [targets (map second (re-seq #"make (?:-s )?([a-z-]+)" doc))]
-        (is (= #{"run" "classpath"} (set targets)))
+        (is (= #{"run" "classpath" "uberjar" "aot-cache"} (set targets)))
         (doseq [t targets]
           (is (re-find (re-pattern (str "(?m)^" t ":")) makefile) (str "no target " t)))))
     (testing "scripts"
@@ -70,7 +70,7 @@
     (testing "the main and the options it names"
       (is (str/includes? doc "clojure.main -m onager.demo"))
       (let [sample {"--port" ["8080"] "--mode" ["worker"] "--async" [] "--static" ["examples/static"]
-                    "--max-body" ["1000"]}
+                    "--max-body" ["1000"] "--train" []}
             flags (map second (re-seq #"\[(--[a-z-]+)" doc))]
         (is (= (set (keys sample)) (set flags)))
         (doseq [f flags]
