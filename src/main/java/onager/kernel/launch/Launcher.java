@@ -20,8 +20,8 @@ import java.util.jar.Manifest;
  * main and {@code clojure.main} both run: besides loading clojure.core (which any use of
  * Clojure does), it loads {@code user.clj} and clojure.core.server, to start the socket
  * REPLs that {@code clojure.server.*} properties ask for, and with it clojure.main and
- * clojure.spec: about 450 classes, 0.2 s of the demo's 2.2 s to its first response on
- * one CPU. It runs it when such a property is set, so that a socket REPL still starts.
+ * clojure.spec, hundreds of classes an app that serves HTTP never uses. It runs it when
+ * such a property is set, so that a socket REPL still starts.
  */
 public final class Launcher {
   /** The manifest attribute naming the namespace whose {@code -main} runs. */
