@@ -22,6 +22,9 @@ STRIP := sed -u 's/\x1b\[[0-9;]*m//g'
 SHELL_FLAGS := set -o pipefail;
 JVM_OPTS ?= --enable-native-access=ALL-UNNAMED
 PORT ?= 8080
+# The demo's and the benchmarks' logging: one line a record, nothing below INFO (without a
+# configuration Logback would log everything, DEBUG included).
+LOGBACK := -Dlogback.configurationFile=examples/logback.xml
 CP_FILE := target/classpath.txt
 SOURCES := Makefile pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
 
@@ -48,7 +51,7 @@ classpath: $(CP_FILE)
 	@cat $(CP_FILE)
 
 run: $(CP_FILE)
-	java $(JVM_OPTS) -cp "$$(cat $(CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT)
+	java $(JVM_OPTS) $(LOGBACK) -cp "$$(cat $(CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT)
 
 # The notes example (examples/notes), a project of its own: its class path comes from its
 # deps.edn (scripts/deps-classpath, tools.deps as a library), resolved again only when a
@@ -96,7 +99,7 @@ bench-micro: $(CP_FILE)
 	@scripts/install-bench-micro-tools
 	@$(SHELL_FLAGS) $(MVN) -q -P bench-micro dependency:build-classpath -DincludeScope=test \
 	  -Dmdep.outputFile=$(BENCH_MICRO_CP) 2>&1 | $(STRIP) >&2
-	java $(JVM_OPTS) -Xms1g -Xmx1g -cp "src/main/clojure:target/classes:bench/micro:$$(cat $(BENCH_MICRO_CP))" \
+	java $(JVM_OPTS) $(LOGBACK) -Xms1g -Xmx1g -cp "src/main/clojure:target/classes:bench/micro:$$(cat $(BENCH_MICRO_CP))" \
 	  clojure.main -m onager.micro.main
 
 jar:
@@ -145,7 +148,7 @@ BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
 BENCH_ARGS = $(if $(QUICK),--quick) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SERVER),--server $(SERVER)) \
   $(if $(RUNS),--runs $(RUNS)) $(if $(SETTLE),--settle $(SETTLE)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
   $(if $(BENCH_JVM_FLAGS),--jvm-flags "$(BENCH_JVM_FLAGS)") $(if $(BASE),--base $(BASE))
-BENCH_RUN = java -Djava.awt.headless=true -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \
+BENCH_RUN = java -Djava.awt.headless=true $(LOGBACK) -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \
   clojure.main -m onager.bench.main
 
 $(BENCH_CLASSES): $(CP_FILE) $(BENCH_JAVA)

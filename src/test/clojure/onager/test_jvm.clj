@@ -20,7 +20,9 @@
   [jvm-opts main-ns & args]
   (let [java (-> (ProcessHandle/current) .info .command .get)
         log (File/createTempFile "onager-jvm" ".log")
-        command (concat [java "--enable-native-access=ALL-UNNAMED"] jvm-opts
+        ;; The demo's logging (examples/logback.xml, on the test class path): what such a JVM
+        ;; logs goes to its output, where the tests read it, not to the tests' log file.
+        command (concat [java "--enable-native-access=ALL-UNNAMED" "-Dlogback.configurationFile=logback.xml"] jvm-opts
                         ["-cp" (System/getProperty "java.class.path") "clojure.main" "-m" (str main-ns)]
                         args)
         process (-> (ProcessBuilder. ^java.util.List (vec command))

@@ -11,7 +11,10 @@
             HttpResponse HttpResponse$BodyHandlers]
            [java.nio.charset StandardCharsets]
            [java.time Duration]
-           [java.util.logging Handler LogRecord Logger]))
+           [ch.qos.logback.classic LoggerContext]
+           [ch.qos.logback.classic.spi ILoggingEvent ThrowableProxy]
+           [ch.qos.logback.core AppenderBase]
+           [org.slf4j Logger LoggerFactory]))
 
 (set! *warn-on-reflection* true)
 
@@ -203,15 +206,73 @@
 
 ;; ---- logs ----
 
+(defn- record
+  "A logback event as a map."
+  [^ILoggingEvent e]
+  {:level (keyword (str/lower-case (str (.getLevel e))))
+   :logger (.getLoggerName e)
+   :message (.getFormattedMessage e)
+   :throwable (let [p (.getThrowableProxy e)]
+                (when (instance? ThrowableProxy p) (.getThrowable ^ThrowableProxy p)))
+   :thread (.getThreadName e)})
+
+(defn- collector
+  "A started logback appender that adds each event to the atom `records`, as a map."
+  ^AppenderBase [^LoggerContext context records]
+  (doto (proxy [AppenderBase] []
+          (append [e] (swap! records conj (record e))))
+    (.setContext context)
+    (.setName "capture-logs")
+    (.start)))
+
 (defn capture-logs
-  "Runs `f` while collecting the records logged to onager.server; returns them."
-  [f]
-  (let [records (atom [])
-        logger (Logger/getLogger "onager.server")
-        h (proxy [Handler] []
-            (publish [^LogRecord r] (swap! records conj r))
-            (flush [])
-            (close []))]
-    (.addHandler logger h)
-    (try (f) @records
-         (finally (.removeHandler logger h)))))
+  "Runs `f` while collecting what every logger logs (Onager's at every level,
+  src/test/resources/logback-test.xml says which others); returns the records,
+  in order, as maps {:level (:trace … :error), :logger, :message (formatted),
+  :throwable, :thread}. Records logged after `f` returns, from other threads,
+  are waited for with :until, a predicate of the records so far: collecting
+  goes on until it is true or :timeout-ms (default 5000) has passed."
+  ([f] (capture-logs {} f))
+  ([{:keys [until timeout-ms] :or {timeout-ms 5000}} f]
+   (let [context ^LoggerContext (LoggerFactory/getILoggerFactory)
+         records (atom [])
+         appender (collector context records)
+         ;; Every event reaches the root or stops at a logger that does not pass it on.
+         targets (filter (fn [^ch.qos.logback.classic.Logger l]
+                           (or (= Logger/ROOT_LOGGER_NAME (.getName l)) (not (.isAdditive l))))
+                         (.getLoggerList context))]
+     (doseq [^ch.qos.logback.classic.Logger l targets] (.addAppender l appender))
+     (try
+       (f)
+       (when until
+         (let [deadline (+ (System/currentTimeMillis) timeout-ms)]
+           (while (and (not (until @records)) (< (System/currentTimeMillis) deadline))
+             (Thread/sleep 20))))
+       @records
+       (finally
+         (doseq [^ch.qos.logback.classic.Logger l targets] (.detachAppender l appender))
+         (.stop appender))))))
+
+(def ^:private severity {:trace 0 :debug 1 :info 2 :warn 3 :error 4})
+
+(defn logged
+  "The `records` (from capture-logs) that match: :level, a level or a set of
+  them; :at-least, the lowest level; :logger, a name; :message, a regex found
+  in the message."
+  [records & {:keys [level at-least logger message]}]
+  (filter (fn [r]
+            (and (or (nil? level) (if (set? level) (level (:level r)) (= level (:level r))))
+                 (or (nil? at-least) (>= (severity (:level r)) (severity at-least)))
+                 (or (nil? logger) (= logger (:logger r)))
+                 (or (nil? message) (re-find message (:message r)))))
+          records))
+
+(defn loud
+  "The `records` at :warn or :error: what a routine event must not log."
+  [records]
+  (logged records :at-least :warn))
+
+(defn messages
+  "The records as \"LEVEL logger: message\" lines, for a failing test's message."
+  [records]
+  (str/join "\n" (map (fn [{:keys [level logger message]}] (str (name level) " " logger ": " message)) records)))

@@ -7,12 +7,9 @@
             [onager.server :as server]
             [onager.test-support :as ts])
   (:import [java.io IOException]
-           [java.util.logging Level LogRecord]
            [onager.kernel LeakRecorder]
            [io.netty.buffer PooledByteBufAllocator]))
 
-(defn- severe [logs]
-  (filter #(#{Level/SEVERE Level/WARNING} (.getLevel ^LogRecord %)) logs))
 
 (deftest disconnect-mid-upload
   (doseq [mode [:virtual :worker :event-loop]]
@@ -37,7 +34,7 @@
                           (is (instance? IOException (deref thrown 5000 nil)))))
                       (is (= 200 (:status (ts/request (ts/url s "/") {:method :post :body "next"})))))))]
         (testing "and it is not logged as the server's failure"
-          (is (empty? (severe logs)) (pr-str (map #(.getMessage ^LogRecord %) logs))))))))
+          (is (empty? (ts/loud logs)) (ts/messages logs)))))))
 
 (deftest disconnect-mid-download
   (doseq [mode [:virtual :worker :event-loop]
@@ -60,7 +57,7 @@
                         (is (deref closed 5000 false))
                         (is (< @produced size)))
                       (is (= [200 "small"] ((juxt :status :body) (ts/request (ts/url s "/small"))))))))]
-        (is (empty? (severe logs)) (pr-str (map #(.getMessage ^LogRecord %) logs)))))))
+        (is (empty? (ts/loud logs)) (ts/messages logs))))))
 
 (deftest disconnect-mid-download-of-a-lazy-seq
   (let [made (atom 0)
@@ -95,7 +92,7 @@
                         (ts/send! socket "GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
                       (testing "the answer made for a client that left has its body closed"
                         (is (deref closed 5000 false))))))]
-        (is (empty? (severe logs)) (pr-str (map #(.getMessage ^LogRecord %) logs)))))))
+        (is (empty? (ts/loud logs)) (ts/messages logs))))))
 
 (deftest a-broken-off-response-lets-go-of-its-request
   (testing "once the client has gone, nothing (the request timeout's list included) keeps the request"

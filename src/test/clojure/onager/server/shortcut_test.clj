@@ -169,7 +169,7 @@
                    (is (re-find #"(?s)\r\n\r\n/a.*\r\ns\r\n.*\r\nq\r\n.*/bbody.*/c.*/e$" text) "bodies in request order")
                    (is (not (str/includes? text "boom")) "no exception text on the wire")
                    (is (not closed?))))]
-      (is (= 2 (count (filter #(= "SEVERE" (str (.getLevel ^java.util.logging.LogRecord %))) logs)))
+      (is (= 2 (count (ts/logged logs :level :error)))
           "the throwing handler and the invalid response are logged, as on the Vert.x path")))))
 
 ;; ---- handlers on virtual threads: a read's requests run together ----
@@ -243,6 +243,6 @@
         (is (str/includes? text "/done"))
         (is (re-find #"(?i)\r\nconnection: close\r\n" text))
         (is closed? "the connection closes after the 503")
-        (is (some #(str/includes? (str (seq (.getParameters ^java.util.logging.LogRecord %))) "/stuck") logs)
+        (is (seq (ts/logged logs :level :warn :message #"/stuck"))
             "the warning names the request that was late")
         (is (= 200 (:status (ts/request (ts/url s "/")))) "the server goes on")))))

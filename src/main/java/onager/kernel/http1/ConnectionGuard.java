@@ -22,9 +22,12 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.impl.ConnectionBase;
+import java.io.IOException;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import onager.kernel.log.Logs;
 import onager.kernel.request.ClientAbortException;
 
 /**
@@ -62,7 +65,6 @@ import onager.kernel.request.ClientAbortException;
  */
 public final class ConnectionGuard extends ChannelDuplexHandler implements Runnable {
   static final String NAME = "onager-guard";
-  private static final System.Logger LOG = System.getLogger("onager.server");
   private static final long MIN_TICK_MS = 5;
   private static final long MAX_TICK_MS = 2_500;
 
@@ -91,6 +93,12 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
   private int owed;
   private boolean responseStarted;
 
+  // The latest request, named in the log when its client leaves; whether
+  // more of a response is queued than the socket took (past the high-water mark).
+  private HttpRequest latest;
+  private boolean backlogged;
+  // The socket failed under us (a reset): Vert.x closes the connection then, as we would.
+  private boolean peerFailed;
   // The request whose body is coming, and whether it asked for 100 Continue and got it.
   private HttpRequest bodyOf;
   private boolean continued;
@@ -172,10 +180,24 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    // Every close the server decides on stops first: one that finds us running is the client's.
+    if ((!done || peerFailed) && (bodyPending || owed > 0 || running != null || backlogged)) clientLeft();
     stop();
     letGoOfBody();
     letGoOfQueue();
     ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof IOException) peerFailed = true;
+    ctx.fireExceptionCaught(cause);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    backlogged = !ctx.channel().isWritable();
+    ctx.fireChannelWritabilityChanged();
   }
 
   private void stop() {
@@ -277,6 +299,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
     active = true;
     if (msg instanceof HttpRequest request) {
       headPending = false;
+      latest = request;
       boolean plain = plain(request);
       if (running == null && held == null) {
         if (plain && owed == 0 && shortcut != null && shortcut.takes(request, queued.isEmpty())) {
@@ -534,6 +557,11 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
 
   @Override
   public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+    // Closed already, by the socket failing (the client left): Vert.x closes after it.
+    if (!ctx.channel().isActive()) {
+      ctx.close(promise);
+      return;
+    }
     // Vert.x closes a connection it thinks idle when the server stops, but queued requests
     // may be running: their answers go first, if they come within the shutdown timeout.
     if (running != null && closeAfterRun == null && !done) {
@@ -580,7 +608,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       // The last response may still be leaving: the connection is idle once its bytes stop moving.
       if (outboundMoved(channel)) idleSince = now;
       if (now - idleSince >= idleAfterNanos) {
-        LOG.log(System.Logger.Level.DEBUG, "closing {0}: idle for :idle-timeout-ms", channel.remoteAddress());
+        Logs.SERVER.debug("closing {}: idle for :idle-timeout-ms", channel.remoteAddress());
         closeNow();
         return;
       }
@@ -590,8 +618,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
       return;
     }
     if (owed > 0 && idleTimeoutNanos > 0 && writeStalled(channel, now)) {
-      LOG.log(System.Logger.Level.DEBUG, "closing {0}: the client took no response bytes for :idle-timeout-ms",
-          channel.remoteAddress());
+      Logs.CLIENT.debug("closing {}: the client took no response bytes for :idle-timeout-ms", channel.remoteAddress());
       closeNow();
     }
   }
@@ -628,7 +655,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
 
   // Nothing is owed: answer the client ourselves, then close.
   private void refuse(int status, String why) {
-    LOG.log(System.Logger.Level.DEBUG, "{0} to {1}: {2}", status, ctx.channel().remoteAddress(), why);
+    Logs.CLIENT.debug("{} to {}: {}", status, ctx.channel().remoteAddress(), why);
     stop();
     ctx.writeAndFlush(ErrorResponses.of(status, serverHeader));
     ctx.close();
@@ -640,12 +667,35 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
    * learns why through Vert.x (its body read throws), and the connection closes.
    */
   private void failBody(int status, String why, Throwable cause) {
-    LOG.log(System.Logger.Level.DEBUG, "{0} to {1}: {2}", status, ctx.channel().remoteAddress(), why);
+    Logs.CLIENT.debug("{} to {}: {}", status, ctx.channel().remoteAddress(), why);
     boolean answer = owed == 1 && !responseStarted;
     stop();
     if (answer) ctx.writeAndFlush(ErrorResponses.of(status, serverHeader));
-    ctx.fireExceptionCaught(new ClientAbortException(status, why, cause));
+    ctx.fireExceptionCaught(new ClientAbortException(status, why, cause, true));
     ctx.close();
+  }
+
+  /**
+   * The client closed the connection mid-exchange: routine for a server, so one line at
+   * debug level, here where every kind of exchange and handler meets, rather than from
+   * each request's body read or response write that it broke off.
+   */
+  private void clientLeft() {
+    if (!Logs.CLIENT.isDebugEnabled()) return;
+    SocketAddress from = ctx.channel().remoteAddress();
+    HttpRequest[] run = running;
+    if (run != null && run.length > 0) {
+      Logs.CLIENT.debug("{} {}: {} closed the connection before the response was sent", run[0].method(),
+          run[0].uri(), from);
+    } else if (bodyPending && bodyOf != null) {
+      Logs.CLIENT.debug("{} {}: {} closed the connection before the request body ended", bodyOf.method(),
+          bodyOf.uri(), from);
+    } else if (latest != null && (owed > 0 || backlogged)) {
+      Logs.CLIENT.debug("{} {}: {} closed the connection {}", latest.method(), latest.uri(), from,
+          responseStarted || backlogged ? "while the response was being sent" : "before the response was sent");
+    } else {
+      Logs.CLIENT.debug("{} closed the connection before its responses were sent", from);
+    }
   }
 
   private void closeNow() {

@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
+import onager.kernel.log.Logs;
 import onager.kernel.response.ResponseWriter;
 
 /**
@@ -16,7 +17,6 @@ import onager.kernel.response.ResponseWriter;
  * responses to the requests before it.
  */
 public final class InvalidRequests implements Handler<HttpServerRequest> {
-  private static final System.Logger LOG = System.getLogger("onager.server");
 
   private final CharSequence serverHeader;
 
@@ -32,8 +32,7 @@ public final class InvalidRequests implements Handler<HttpServerRequest> {
       return;
     }
     int status = statusFor(cause);
-    LOG.log(System.Logger.Level.DEBUG, "{0}: {1} (from {2})", status, cause == null ? "?" : cause.getMessage(),
-        request.remoteAddress());
+    Logs.CLIENT.debug("{}: {} (from {})", status, cause == null ? "?" : cause.getMessage(), request.remoteAddress());
     ResponseWriter.endError(request.response(), status, serverHeader, true)
         .onComplete(ar -> request.connection().close());
   }

@@ -3,6 +3,7 @@ package onager.kernel.limits;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import onager.kernel.log.Logs;
 
 /**
  * The requests of one event loop whose handlers have not answered yet, oldest
@@ -21,7 +22,6 @@ import java.util.concurrent.TimeUnit;
  * of a longer one). All methods run on the event loop.
  */
 public final class RequestTimeouts implements Runnable {
-  private static final System.Logger LOG = System.getLogger("onager.server");
 
   private final EventExecutor loop;
   private final long timeoutMs;
@@ -94,7 +94,7 @@ public final class RequestTimeouts implements Runnable {
       try {
         d.expired(timeoutMs);
       } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.ERROR, "expiring a request failed", e);
+        Logs.SERVER.error("expiring a request failed", e);
       }
     }
     for (d = unstamped; d != null; d = d.next) d.startNanos = now;

@@ -96,7 +96,7 @@ public final class InflatingBody extends InputStream {
 
   private ClientAbortException malformed(IOException e) {
     return new ClientAbortException(400, "the request body is not valid " + coding.name().toLowerCase() + ": "
-        + e.getMessage(), e);
+        + e.getMessage(), e, false);
   }
 
   @Override

@@ -220,7 +220,8 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
       if (failure == null) {
         failure = cause instanceof IOException io
             ? io
-            : new ClientAbortException(0, "the connection closed before the request body ended", cause);
+            // ConnectionGuard logs the close, when the client's.
+            : new ClientAbortException(0, "the connection closed before the request body ended", cause, true);
       }
       dropQueue();
       changed.signalAll();

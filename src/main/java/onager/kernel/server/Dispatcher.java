@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import onager.kernel.limits.RequestTimeouts;
+import onager.kernel.log.Logs;
 import onager.kernel.request.InflatingBody;
 import onager.kernel.response.ResponseWriter;
 
@@ -20,7 +21,6 @@ import onager.kernel.response.ResponseWriter;
  * {@link Exchange} on the thread its handler mode asks for.
  */
 final class Dispatcher {
-  private static final System.Logger LOG = System.getLogger("onager.server");
 
   final IFn handler;
   final boolean async;
@@ -84,7 +84,7 @@ final class Dispatcher {
     } catch (Throwable t) {
       // Only a failure of the server itself gets here (say, no memory for a thread):
       // the handler's own failures are the exchange's to answer.
-      LOG.log(System.Logger.Level.ERROR, "could not start handling " + request.method() + " " + request.uri(), t);
+      Logs.SERVER.error("could not start handling {} {}", request.method(), request.uri(), t);
       if (!request.response().headWritten()) reject(request, 500, "server failure");
     }
   }
@@ -161,7 +161,9 @@ final class Dispatcher {
   }
 
   private void reject(HttpServerRequest request, int status, String why) {
-    LOG.log(System.Logger.Level.DEBUG, "{0}: {1} ({2} {3})", status, why, request.method(), request.uri());
+    if (Logs.CLIENT.isDebugEnabled()) {
+      Logs.CLIENT.debug("{}: {} ({} {})", status, why, request.method(), request.uri());
+    }
     ResponseWriter.endError(request.response(), status, serverHeader, true)
         .onComplete(ar -> request.connection().close());
   }

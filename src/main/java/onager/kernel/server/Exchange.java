@@ -24,8 +24,10 @@ import java.nio.charset.Charset;
 import onager.kernel.limits.Deadline;
 import onager.kernel.limits.HeapPressure;
 import onager.kernel.limits.RequestTimeouts;
+import onager.kernel.log.Logs;
 import onager.kernel.request.BodyTooLargeException;
 import onager.kernel.request.BufferedBody;
+import onager.kernel.request.ClientAbortException;
 import onager.kernel.request.EmptyBody;
 import onager.kernel.request.InflatingBody;
 import onager.kernel.request.RequestHeaders;
@@ -49,8 +51,6 @@ import onager.kernel.ring.RingRequest;
  * made on the event loop; other threads hand work to it through {@link #loop}.
  */
 final class Exchange extends Deadline implements RequestFields, VirtualStarts.Task, ChunkSink {
-  private static final System.Logger LOG = System.getLogger("onager.server");
-
   private static final int OPEN = 0;
   private static final int ANSWERED = 1;
   private static final VarHandle STATE;
@@ -131,13 +131,10 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
       return;
     }
     if (!claim()) return;
-    if (response.closed()) {
-      LOG.log(System.Logger.Level.DEBUG, "the client of {0} {1} left before its handler answered",
-          request.method(), request.uri());
-      return;
-    }
-    LOG.log(System.Logger.Level.WARNING, "handler for {0} {1} answered nothing within :request-timeout-ms ({2} ms);"
-        + " the client got 503", request.method(), request.uri(), Long.toString(timeoutMs));
+    // A client that left: its connection logged it.
+    if (response.closed()) return;
+    Logs.HANDLER.warn("handler for {} {} answered nothing within :request-timeout-ms ({} ms); the client got 503",
+        request.method(), request.uri(), timeoutMs);
     closeAfterEnd = true;
     writeError(503);
   }
@@ -164,14 +161,13 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
       buffered.add(chunk);
       HeapPressure.taken(chunk.length());
       if (buffered.size() > server.maxBody && claim()) {
-        LOG.log(System.Logger.Level.DEBUG, "413: request body over :max-body on {0}", request.uri());
+        Logs.CLIENT.debug("413: the body of {} {} is over :max-body", request.method(), request.uri());
         buffered.discard();
         closeAfterEnd = true;
         finished(ResponseWriter.endError(response, 413, server.serverHeader, true));
       } else if (HeapPressure.over(server.lowMemoryPercent) && claim()) {
-        LOG.log(System.Logger.Level.WARNING, "503: live objects may fill {0}% of the heap, over"
-            + " :low-memory-percent; the body of {1} {2} is not received further", HeapPressure.percent(),
-            request.method(), request.uri());
+        Logs.SERVER.warn("503: live objects may fill {}% of the heap, over :low-memory-percent;"
+            + " the body of {} {} is not received further", HeapPressure.percent(), request.method(), request.uri());
         buffered.discard();
         closeAfterEnd = true;
         finished(ResponseWriter.endError(response, 503, server.serverHeader, true));
@@ -336,8 +332,8 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
       send(false);
     } else {
       discardLate(answer);
-      LOG.log(System.Logger.Level.WARNING,
-          "respond called on {0} {1}, which already has its response; ignored", request.method(), request.uri());
+      Logs.HANDLER.warn("respond called on {} {}, which already has its response; ignored", request.method(),
+          request.uri());
     }
   }
 
@@ -358,8 +354,7 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
   }
 
   private void logHandlerFailure(Throwable cause) {
-    LOG.log(System.Logger.Level.ERROR,
-        "handler for " + request.method() + " " + request.uri() + " failed; the client got 500", cause);
+    Logs.HANDLER.error("handler for {} {} failed; the client got 500", request.method(), request.uri(), cause);
   }
 
   private void onLoop(Runnable task) {
@@ -598,9 +593,10 @@ final class Exchange extends Deadline implements RequestFields, VirtualStarts.Ta
   @Override
   public void abort(ResponseStream from, Throwable cause) {
     boolean tooLarge = Failures.causedBy(cause, BodyTooLargeException.class);
-    if (!from.isConnectionFailure(cause) && !tooLarge) {
-      LOG.log(System.Logger.Level.ERROR, "writing the response body for " + request.method() + " "
-          + request.uri() + " failed", cause);
+    if (ClientAbortException.unlogged(cause)) {
+      Failures.clientAborted(request, cause, 0);
+    } else if (!from.isConnectionFailure(cause) && !ClientAbortException.isCause(cause) && !tooLarge) {
+      Logs.HANDLER.error("writing the response body for {} {} failed", request.method(), request.uri(), cause);
     }
     int status = tooLarge ? 413 : 500;
     loop.execute(() -> writeError(status));

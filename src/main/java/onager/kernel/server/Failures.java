@@ -2,6 +2,7 @@ package onager.kernel.server;
 
 import io.vertx.core.http.HttpServerRequest;
 import onager.kernel.limits.HeapPressure;
+import onager.kernel.log.Logs;
 import onager.kernel.request.BodyTooLargeException;
 import onager.kernel.request.ClientAbortException;
 import onager.kernel.request.LowMemoryException;
@@ -16,37 +17,59 @@ import onager.kernel.request.LowMemoryException;
 final class Failures {
   private Failures() {}
 
-  private static final System.Logger LOG = System.getLogger("onager.server");
-
   /** Logs a failure of {@code request}'s handler as what it is; returns the status its client gets. */
   static int report(HttpServerRequest request, Throwable cause) {
     if (causedBy(cause, BodyTooLargeException.class)) {
-      LOG.log(System.Logger.Level.DEBUG, "413: the body of {0} {1} is over :max-body", request.method(),
-          request.uri());
+      Logs.CLIENT.debug("413: the body of {} {} is over :max-body", request.method(), request.uri());
       return 413;
     }
     if (LowMemoryException.isCause(cause)) {
-      LOG.log(System.Logger.Level.WARNING, "handler for {0} {1} stopped: {2}; the client got 503",
-          request.method(), request.uri(), cause.getMessage());
+      Logs.SERVER.warn("handler for {} {} stopped: {}; the client got 503", request.method(), request.uri(),
+          cause.getMessage());
       HeapPressure.requestCollection();
       return 503;
     }
     if (ClientAbortException.isCause(cause)) {
-      LOG.log(System.Logger.Level.DEBUG, "handler for {0} {1} stopped: {2}", request.method(), request.uri(),
-          cause.getMessage());
-      return ClientAbortException.statusOf(cause, 500);
+      int status = ClientAbortException.statusOf(cause, 500);
+      if (ClientAbortException.unlogged(cause)) clientAborted(request, cause, status);
+      return status;
     }
-    LOG.log(System.Logger.Level.ERROR,
-        "handler for " + request.method() + " " + request.uri() + " failed; the client got 500", cause);
+    Logs.HANDLER.error("handler for {} {} failed; the client got 500", request.method(), request.uri(), cause);
     return 500;
   }
 
-  /** Logs a failure that came after the response was under way, unless the client caused it. */
+  /** Logs a failure that came after the response was under way. */
   static void reportLate(HttpServerRequest request, Throwable cause) {
-    if (!ClientAbortException.isCause(cause)) {
-      LOG.log(System.Logger.Level.ERROR, "handler for " + request.method() + " " + request.uri()
-          + " failed after its response was under way", cause);
+    if (ClientAbortException.isCause(cause)) {
+      if (ClientAbortException.unlogged(cause)) clientAborted(request, cause, 0);
+    } else {
+      Logs.HANDLER.error("handler for {} {} failed after its response was under way", request.method(),
+          request.uri(), cause);
     }
+  }
+
+  /**
+   * The client broke its request off (a malformed compressed body): one line at debug level,
+   * without the trace, since it is the client's doing. A client that left is logged by its
+   * connection (see ClientAbortException#logged).
+   */
+  static void clientAborted(HttpServerRequest request, Throwable cause, int status) {
+    if (Logs.CLIENT.isDebugEnabled()) {
+      Logs.CLIENT.debug("{} {}: {}{}", request.method(), request.uri(), reason(cause),
+          status > 0 ? "; the client got " + status : "");
+    }
+  }
+
+  // What Onager saw, and the innermost cause when it adds to that.
+  private static String reason(Throwable t) {
+    String outer = t.getMessage();
+    String inner = null;
+    Throwable c = t.getCause();
+    for (int depth = 0; c != null && depth < 16; depth++, c = c.getCause()) {
+      if (c.getMessage() != null) inner = c.getMessage();
+    }
+    if (outer == null) return inner != null ? inner : t.getClass().getSimpleName();
+    return inner == null || outer.contains(inner) ? outer : outer + " (" + inner + ")";
   }
 
   static boolean causedBy(Throwable t, Class<? extends Throwable> kind) {

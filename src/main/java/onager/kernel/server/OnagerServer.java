@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import onager.kernel.http1.Http1Limits;
+import onager.kernel.log.Logs;
 
 /**
  * A running Onager server: one listening Vert.x HTTP server per event loop, all
@@ -121,10 +122,9 @@ public final class OnagerServer implements Closeable {
 
   private void addShutdownHook() {
     Thread hook = new Thread(() -> {
-      System.Logger log = System.getLogger("onager.server");
-      log.log(System.Logger.Level.INFO, "JVM shutting down: stopping {0} gracefully", this);
+      Logs.SERVER.info("JVM shutting down: stopping {} gracefully", this);
       stop();
-      log.log(System.Logger.Level.INFO, "stopped {0}", this);
+      Logs.SERVER.info("stopped {}", this);
     }, "onager-shutdown-" + port);
     shutdownHook = hook;
     Runtime.getRuntime().addShutdownHook(hook);

@@ -11,6 +11,7 @@ import io.vertx.core.http.impl.HttpUtils;
 import java.util.concurrent.TimeUnit;
 import onager.kernel.http1.ConnectionGuard;
 import onager.kernel.limits.Deadline;
+import onager.kernel.log.Logs;
 import onager.kernel.ring.RingRequest;
 
 /**
@@ -38,7 +39,6 @@ import onager.kernel.ring.RingRequest;
  * out, the client gets the answers made, then 503, and the connection closes.
  */
 final class QueuedRun extends Deadline implements VirtualStarts.Task {
-  private static final System.Logger LOG = System.getLogger("onager.server");
   static final long SLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private static final int RUNNING = 0;
@@ -160,8 +160,8 @@ final class QueuedRun extends Deadline implements VirtualStarts.Task {
       count = completed;
     }
     HttpRequest late = requests[count];
-    LOG.log(System.Logger.Level.WARNING, "handler for {0} {1} answered nothing within :request-timeout-ms ({2} ms);"
-        + " the client got 503", late.method(), late.uri(), Long.toString(timeoutMs));
+    Logs.HANDLER.warn("handler for {} {} answered nothing within :request-timeout-ms ({} ms); the client got 503",
+        late.method(), late.uri(), timeoutMs);
     guard.queuedTimedOut(responses, count);
   }
 
