@@ -28,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * tools.deps (used as a library, scripts/deps-classpath) from a local Maven repository
  * after the jar is installed there, and as a :local/root dependency after prep; and by
  * Maven. Each gets the libraries this build runs with, and the first two then serve a
- * request on the oldest Clojure and JDK Onager claims.
+ * request on the oldest Clojure and JDK Onager claims. Such a project has no SLF4J
+ * provider (Logback is an optional dependency of Onager's): a handler's error is logged
+ * all the same, through java.util.logging.
  *
  * <p>The installed jar is this build's, in a local repository of the tests' own
  * (pom.xml installs it in pre-integration-test); everything else comes from ~/.m2, read as
@@ -146,10 +148,13 @@ class ConsumerIT {
                     [onager.server :as server]))
 
         (defn -main []
-          (let [s (server/start (fn [_] {:status 200
-                                         :headers {"Content-Type" "text/plain"}
-                                         :body (str "clojure " (clojure-version)
-                                                    ", java " (System/getProperty "java.specification.version"))})
+          (let [s (server/start (fn [request]
+                                  (when (= "/fail" (:uri request))
+                                    (throw (ex-info "the consumer's handler failed" {})))
+                                  {:status 200
+                                   :headers {"Content-Type" "text/plain"}
+                                   :body (str "clojure " (clojure-version)
+                                              ", java " (System/getProperty "java.specification.version"))})
                                 {:port 0})]
             (println "onager from" (str (io/resource "onager/server.clj")))
             (println (str "listening on http://127.0.0.1:" (server/port s) "/"))
@@ -173,6 +178,13 @@ class ConsumerIT {
           HttpResponse.BodyHandlers.ofString());
       assertEquals(200, response.statusCode());
       assertEquals("clojure " + OLDEST_CLOJURE + ", java " + OLDEST_JAVA, response.body());
+      HttpResponse<String> failed = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create(listening.group(1) + "fail")).timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(500, failed.statusCode());
+      // No SLF4J provider: the error goes to java.util.logging's console, with its cause.
+      main.await(Pattern.compile("^SEVERE: handler for GET /fail failed; the client got 500$"), Duration.ofSeconds(30));
+      main.await(Pattern.compile("the consumer's handler failed"), Duration.ofSeconds(30));
       main.send("\n");
       main.await(Pattern.compile("^stopped$"), Duration.ofSeconds(60));
       assertEquals(0, main.waitFor(Duration.ofSeconds(30)), main.output());

@@ -8,8 +8,7 @@ import org.slf4j.helpers.NOPLoggerFactory;
  * Onager's loggers. Onager logs through SLF4J, so that its records go wherever the
  * application's do (Logback, Log4j 2, ...), as Vert.x's and Netty's do when SLF4J has
  * a provider. Without one SLF4J would drop every record, a handler's errors among
- * them: then Onager logs through {@link System.Logger} (java.util.logging unless the
- * JVM is set up otherwise) instead.
+ * them: then Onager logs through java.util.logging instead, as Vert.x does.
  */
 public final class Logs {
   private Logs() {}
@@ -27,13 +26,8 @@ public final class Logs {
   /** Clients that misbehave or leave: malformed or stalled requests, connections closed mid-exchange. */
   public static final Logger CLIENT = logger("onager.server.client");
 
-  /** The logger called {@code name}: SLF4J's, or one that logs to {@link System.Logger} without a provider. */
-  public static Logger logger(String name) {
-    return FALLBACK ? new SystemLoggerAdapter(name) : LoggerFactory.getLogger(name);
-  }
-
-  /** True when SLF4J has no provider and Onager logs through {@link System.Logger}. */
-  public static boolean fallback() {
-    return FALLBACK;
+  /** The logger called {@code name}: SLF4J's, or one that logs to java.util.logging without a provider. */
+  private static Logger logger(String name) {
+    return FALLBACK ? new JulLogger(name) : LoggerFactory.getLogger(name);
   }
 }
