@@ -655,7 +655,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
 
   // Nothing is owed: answer the client ourselves, then close.
   private void refuse(int status, String why) {
-    Logs.CLIENT.debug("{} to {}: {}", status, ctx.channel().remoteAddress(), why);
+    if (Logs.CLIENT.isDebugEnabled()) Logs.CLIENT.debug("{} to {}: {}", status, ctx.channel().remoteAddress(), why);
     stop();
     ctx.writeAndFlush(ErrorResponses.of(status, serverHeader));
     ctx.close();
@@ -667,7 +667,7 @@ public final class ConnectionGuard extends ChannelDuplexHandler implements Runna
    * learns why through Vert.x (its body read throws), and the connection closes.
    */
   private void failBody(int status, String why, Throwable cause) {
-    Logs.CLIENT.debug("{} to {}: {}", status, ctx.channel().remoteAddress(), why);
+    if (Logs.CLIENT.isDebugEnabled()) Logs.CLIENT.debug("{} to {}: {}", status, ctx.channel().remoteAddress(), why);
     boolean answer = owed == 1 && !responseStarted;
     stop();
     if (answer) ctx.writeAndFlush(ErrorResponses.of(status, serverHeader));

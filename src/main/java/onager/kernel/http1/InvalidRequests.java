@@ -32,7 +32,9 @@ public final class InvalidRequests implements Handler<HttpServerRequest> {
       return;
     }
     int status = statusFor(cause);
-    Logs.CLIENT.debug("{}: {} (from {})", status, cause == null ? "?" : cause.getMessage(), request.remoteAddress());
+    if (Logs.CLIENT.isDebugEnabled()) {
+      Logs.CLIENT.debug("{}: {} (from {})", status, cause == null ? "?" : cause.getMessage(), request.remoteAddress());
+    }
     ResponseWriter.endError(request.response(), status, serverHeader, true)
         .onComplete(ar -> request.connection().close());
   }
