@@ -22,10 +22,12 @@ STRIP := sed -u 's/\x1b\[[0-9;]*m//g'
 SHELL_FLAGS := set -o pipefail;
 JVM_OPTS ?= --enable-native-access=ALL-UNNAMED
 PORT ?= 8080
-# The demo's and the benchmarks' logging: one line a record, nothing below INFO (without a
-# configuration Logback would log everything, DEBUG included).
+# The demo's logging: one line a record, nothing below INFO (without a configuration
+# Logback would log everything, DEBUG included).
 LOGBACK := -Dlogback.configurationFile=examples/logback.xml
 CP_FILE := target/classpath.txt
+# Logback's jars, apart: an optional dependency, which the demo uses and no consumer gets.
+LOGBACK_CP_FILE := target/logback-classpath.txt
 SOURCES := Makefile pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
 
 .PHONY: run example test repl jar install classpath docs soak clean bench bench-micro bench-memory bench-profile uberjar aot-cache
@@ -33,11 +35,14 @@ SOURCES := Makefile pom.xml scripts/compile-api.clj scripts/clojure-sources.clj 
 # The runtime class path: Clojure sources first, then the compiled kernel and
 # the API compiled from them (process-classes; Clojure loads a class only while
 # it is newer than its source, so an edit in a REPL needs no rebuild), then the
-# dependencies. The scope property is includeScope, not mdep.includeScope,
-# which the dependency plugin (pom.xml pins 3.8.1) ignores, listing test jars too.
+# dependencies: what a project depending on Onager gets, so Logback apart. The scope
+# property is includeScope, not mdep.includeScope, which the dependency plugin (pom.xml
+# pins 3.8.1) ignores, listing test jars too.
 $(CP_FILE): $(SOURCES)
 	@$(SHELL_FLAGS) $(MVN) -q process-classes dependency:build-classpath -DincludeScope=runtime \
-	  -Dmdep.outputFile=$(CP_FILE).deps 2>&1 | $(STRIP) >&2
+	  -Dmdep.outputFile=$(CP_FILE).all 2>&1 | $(STRIP) >&2
+	@tr ':' '\n' < $(CP_FILE).all | grep -v '/ch/qos/logback/' | paste -sd: > $(CP_FILE).deps
+	@tr ':' '\n' < $(CP_FILE).all | grep '/ch/qos/logback/' | paste -sd: > $(LOGBACK_CP_FILE)
 	@echo "$(CURDIR)/src/main/clojure:$(CURDIR)/target/classes:$$(cat $(CP_FILE).deps)" > $(CP_FILE)
 
 # The REPL's class path adds the tests and their libraries (JUnit, test.check).
@@ -51,7 +56,7 @@ classpath: $(CP_FILE)
 	@cat $(CP_FILE)
 
 run: $(CP_FILE)
-	java $(JVM_OPTS) $(LOGBACK) -cp "$$(cat $(CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT)
+	java $(JVM_OPTS) $(LOGBACK) -cp "$$(cat $(CP_FILE)):$$(cat $(LOGBACK_CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT)
 
 # The notes example (examples/notes), a project of its own: its class path comes from its
 # deps.edn (scripts/deps-classpath, tools.deps as a library), resolved again only when a
@@ -148,7 +153,7 @@ BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
 BENCH_ARGS = $(if $(QUICK),--quick) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SERVER),--server $(SERVER)) \
   $(if $(RUNS),--runs $(RUNS)) $(if $(SETTLE),--settle $(SETTLE)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
   $(if $(BENCH_JVM_FLAGS),--jvm-flags "$(BENCH_JVM_FLAGS)") $(if $(BASE),--base $(BASE))
-BENCH_RUN = java -Djava.awt.headless=true $(LOGBACK) -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \
+BENCH_RUN = java -Djava.awt.headless=true -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \
   clojure.main -m onager.bench.main
 
 $(BENCH_CLASSES): $(CP_FILE) $(BENCH_JAVA)

@@ -51,9 +51,8 @@
 
 (def jvm-flags
   "The flags every server JVM gets, before the heap flags. SerialGC is what
-  the JVM picks on one CPU anyway; naming it keeps runs comparable. Logback
-  gets the demo's configuration: without one it would log at DEBUG."
-  ["-XX:+UseSerialGC" "--enable-native-access=ALL-UNNAMED" "-Dlogback.configurationFile=examples/logback.xml"])
+  the JVM picks on one CPU anyway; naming it keeps runs comparable."
+  ["-XX:+UseSerialGC" "--enable-native-access=ALL-UNNAMED"])
 
 (defn heap-flags
   "The heap flags for a heap of `mib` MiB: fixed size, so that no run pays for
