@@ -114,7 +114,7 @@ jar:
 # The demo as one jar, its Clojure compiled ahead of time with direct linking (pom.xml's
 # uberjar profile): java -jar target/onager-demo.jar --port 8080
 UBERJAR := target/onager-demo.jar
-$(UBERJAR): $(SOURCES) $(shell find examples/onager examples/static -type f)
+$(UBERJAR): $(SOURCES) examples/logback.xml $(shell find examples/onager examples/static -type f)
 	@$(SHELL_FLAGS) $(MVN) -q -P uberjar package -Dmaven.test.skip=true 2>&1 | $(STRIP)
 
 uberjar: $(UBERJAR)

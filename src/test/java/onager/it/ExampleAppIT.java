@@ -1,5 +1,6 @@
 package onager.it;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assumptions.abort;
 
 import clojure.java.api.Clojure;
@@ -48,14 +49,20 @@ class ExampleAppIT {
     if (run.exit() != 0 || !Files.exists(results)) return failed("run the suite", run);
 
     List<Map<Object, Object>> outcomes = (List<Map<Object, Object>>) Clojure.read(Files.readString(results));
-    return outcomes.stream().map(m -> {
+    // The app logs through its Logback and logback.xml: SLF4J without a provider would say so,
+    // and Logback without a configuration would print Netty's DEBUG lines.
+    DynamicTest logging = DynamicTest.dynamicTest("examples/notes logs through its logback.xml", () -> {
+      assertFalse(run.err().contains("SLF4J"), run.err());
+      assertFalse(run.out().contains("DEBUG"), run.out());
+    });
+    return Stream.concat(Stream.of(logging), outcomes.stream().map(m -> {
       String failure = (String) m.get(FAILURE);
       String skipped = (String) m.get(SKIPPED);
       return DynamicTest.dynamicTest("examples/" + m.get(NAME), () -> {
         if (skipped != null) abort(skipped);
         if (failure != null) throw new AssertionError(failure + "\n--- the suite's output\n" + run.out() + run.err());
       });
-    });
+    }));
   }
 
   private static Stream<DynamicTest> failed(String what, Command.Result r) {

@@ -86,6 +86,9 @@ class UberjarIT {
         assertEquals(404, rawStatus(base.getPort(), path), path);
       }
       assertFalse(demo.output().contains("WARNING"), demo.output());
+      // The jar's logback.xml is in force: Logback without one would log Netty's DEBUG lines.
+      assertFalse(demo.output().contains("DEBUG"), demo.output());
+      assertFalse(demo.output().contains("\tat "), demo.output());
     }
     String loaded = Files.readString(classes);
     assertTrue(loaded.contains("onager.kernel.launch.Launcher "), "the Main-Class ran");
