@@ -83,3 +83,30 @@
         (let [{:keys [text reset?]} (read-to-end socket)]
           (is (= [200] (ts/statuses text)))
           (is (not reset?)))))))
+
+(deftest a-handler-that-outlives-the-stop-ends-quietly
+  ;; Past :shutdown-timeout-ms the loops close under a handler still running; its
+  ;; answer has nowhere to go, and must not become an uncaught exception on its thread.
+  (let [uncaught (atom [])
+        previous (Thread/getDefaultUncaughtExceptionHandler)]
+    (Thread/setDefaultUncaughtExceptionHandler
+      (reify Thread$UncaughtExceptionHandler
+        (uncaughtException [_ thread e] (swap! uncaught conj [(.getName thread) e]))))
+    (try
+      (doseq [[mode async?] [[:virtual false] [:worker false] [:virtual true]]
+              :let [what (str mode (when async? " async"))]]
+        (let [release (promise)
+              finished (promise)
+              answer (fn [] (try (deref release 10000 nil) {:status 200 :body "late"}
+                                 (finally (deliver finished true))))
+              s (ts/start (if async? (fn [_ respond _] (future (respond (answer)))) (fn [_] (answer)))
+                          {:handler-mode mode :async? async? :shutdown-timeout-ms 200})]
+          (with-open [socket (send-request (server/port s))]
+            (Thread/sleep 200)
+            (server/stop s)
+            (deliver release true)
+            (is (deref finished 10000 false) (str what ": the handler ran to its end"))
+            (Thread/sleep 300)
+            (is (:closed? (ts/read-all socket)) (str what ": the connection was closed")))))
+      (is (= [] @uncaught) "no uncaught exception on any thread")
+      (finally (Thread/setDefaultUncaughtExceptionHandler previous)))))

@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.vertx.core.http.impl.HttpUtils;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import onager.kernel.http1.ConnectionGuard;
 import onager.kernel.limits.Deadline;
@@ -122,8 +123,24 @@ final class QueuedRun extends Deadline implements VirtualStarts.Task {
     if (inline) {
       finish();
     } else {
-      loop.execute(this::finish);
+      try {
+        loop.execute(this::finish);
+      } catch (RejectedExecutionException stopped) {
+        // The server stopped past :shutdown-timeout-ms while the handlers ran: the loop
+        // and the connection are gone, and the answers made have nowhere to go.
+        abandon();
+      }
     }
+  }
+
+  private void abandon() {
+    for (int i = 0; i < completed; i++) {
+      responses[i].release();
+      responses[i] = null;
+    }
+    Exchange.discardLate(outcome);
+    outcome = null;
+    thrown = null;
   }
 
   private void stopAt(Object answer, Throwable failure) {
