@@ -32,7 +32,7 @@
     (is (= "[]" (json/write [])))
     (is (= "{}" (json/write {})))
     (is (= "{\"x\":1,\"y\":2}" (json/write (->Point 1 2))))
-    (is (= "{\"a\":[1]}" (json/write (java.util.HashMap. {"a" (java.util.ArrayList. [1])})))))
+    (is (= "{\"a\":[1]}" (json/write (java.util.HashMap. ^java.util.Map (hash-map "a" (java.util.ArrayList. ^java.util.Collection (vector 1))))))))
   (testing "keys: keywords (with namespace), strings, symbols, numbers"
     (is (= "{\"ns/k\":1,\"s\":2,\"sym\":3,\"4\":5,\"1.5\":6}" (json/write (array-map :ns/k 1 "s" 2 'sym 3 4 5 1.5 6)))))
   (testing "scalars"

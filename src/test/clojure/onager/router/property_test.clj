@@ -18,7 +18,7 @@
 (defn- segments [^String path]
   (vec (.split (subs path 1) "/" -1)))
 
-(defn- kind [seg]
+(defn- kind ^long [seg]
   (cond (str/starts-with? seg ":") 1
         (str/starts-with? seg "*") 2
         :else 0))

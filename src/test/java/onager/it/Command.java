@@ -175,10 +175,15 @@ final class Command {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       if (process.isAlive()) {
         process.destroy();
-        if (!process.waitFor(20, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
+        try {
+          if (!process.waitFor(20, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
+        } catch (InterruptedException e) {
+          process.destroyForcibly();
+          Thread.currentThread().interrupt();
+        }
       }
     }
   }
