@@ -223,6 +223,10 @@
   "Starts the demo server (the options are in the namespace's docstring), says
   where it listens, and returns it; its threads keep the JVM running."
   ^OnagerServer [& args]
+  ;; The uberjar logs through java.util.logging (pom.xml's uberjar profile says why): one line
+  ;; a record there too, as examples/logback.xml writes them, unless the command line says.
+  (when-not (System/getProperty "java.util.logging.SimpleFormatter.format")
+    (System/setProperty "java.util.logging.SimpleFormatter.format" "%1$tT.%1$tL %4$-7s %3$s %5$s%6$s%n"))
   (let [{:keys [port mode async? static max-body train?]} (parse-args args)
         static (if static (io/file static) "static")
         ;; :shutdown-hook? makes SIGTERM (docker stop, systemctl stop, Ctrl-C) a graceful stop.

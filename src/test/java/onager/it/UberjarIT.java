@@ -86,9 +86,14 @@ class UberjarIT {
         assertEquals(404, rawStatus(base.getPort(), path), path);
       }
       assertFalse(demo.output().contains("WARNING"), demo.output());
-      // The jar's logback.xml is in force: Logback without one would log Netty's DEBUG lines.
-      assertFalse(demo.output().contains("DEBUG"), demo.output());
       assertFalse(demo.output().contains("\tat "), demo.output());
+
+      // Its logs go to java.util.logging through SLF4J's provider, one line a record: no SLF4J
+      // warning about a missing provider, and a failing handler's record then its stack trace.
+      assertEquals(500, get(client, base.resolve("/fail")).statusCode());
+      demo.await(Pattern.compile("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} SEVERE +onager\\.server\\.handler handler for GET /fail failed"),
+          Duration.ofSeconds(30));
+      assertFalse(demo.output().contains("SLF4J"), demo.output());
     }
     String loaded = Files.readString(classes);
     assertTrue(loaded.contains("onager.kernel.launch.Launcher "), "the Main-Class ran");
