@@ -3,7 +3,7 @@ package onager.kernel.router;
 import clojure.lang.IPersistentMap;
 import clojure.lang.Keyword;
 import clojure.lang.PersistentArrayMap;
-import java.util.Map;
+import onager.kernel.response.ResponseMaps;
 
 /**
  * Where the trie ends for a path: the endpoints of every route of one shape, by
@@ -55,10 +55,7 @@ final class Route {
     if (!(response instanceof IPersistentMap r)) return response;
     Object headers = r.valAt(HEADERS);
     if (headers == null) headers = PersistentArrayMap.EMPTY;
-    if (!(headers instanceof IPersistentMap h) || !(headers instanceof Map<?, ?> m)) return response;
-    for (Object k : m.keySet()) {
-      if (k instanceof String s && s.equalsIgnoreCase("allow")) return response;
-    }
+    if (!(headers instanceof IPersistentMap h) || ResponseMaps.headerValue(h, "Allow") != null) return response;
     return r.assoc(HEADERS, h.assoc("Allow", allow));
   }
 
