@@ -80,7 +80,7 @@ repl: $(CP_FILE) $(TEST_CP_FILE)
 # Without NS, the *IT tests too (src/test/java/onager/it), which need the jar. Reports of
 # an earlier run are removed first, so that the summary counts this run's alone.
 test:
-	@scripts/install-test-tools
+	@scripts/install-tools test
 	@rm -rf target/surefire-reports target/failsafe-reports
 	@$(SHELL_FLAGS) rc=0; \
 	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest -DskipITs) 2>&1 | $(STRIP) || rc=$$?; \
@@ -101,7 +101,7 @@ soak: $(CP_FILE)
 # forks per comparison, MICRO=params,json/parse for some. Writes bench/results/micro/.
 BENCH_MICRO_CP := target/bench-micro-classpath.txt
 bench-micro: $(CP_FILE)
-	@scripts/install-bench-micro-tools
+	@scripts/install-tools bench-micro
 	@$(SHELL_FLAGS) $(MVN) -q -P bench-micro dependency:build-classpath -DincludeScope=test \
 	  -Dmdep.outputFile=$(BENCH_MICRO_CP) 2>&1 | $(STRIP) >&2
 	java $(JVM_OPTS) $(LOGBACK) -Xms1g -Xmx1g -cp "src/main/clojure:target/classes:bench/micro:$$(cat $(BENCH_MICRO_CP))" \
@@ -164,19 +164,19 @@ $(BENCH_CLASSES): $(CP_FILE) $(BENCH_JAVA)
 # Throughput, latency, CPU and allocation per request: about 40 minutes in full; then,
 # unless SCENARIO or SERVER picks a part, the micro-benchmarks (bench-micro).
 bench: $(BENCH_CLASSES)
-	@scripts/install-bench-tools
+	@scripts/install-tools bench
 	$(BENCH_RUN) bench $(BENCH_ARGS)
 	$(if $(SCENARIO)$(SERVER),,@$(MAKE) --no-print-directory bench-micro)
 
 # Smallest heap, throughput at 16 vs 512 MiB, RSS under load, start-up (from source, and of the
 # uberjar with and, on JDK 25+, without its AOT cache): about 20 minutes in full.
 bench-memory: $(BENCH_CLASSES) $(UBERJAR) $(if $(AOT_OK),$(AOT_CACHE))
-	@scripts/install-bench-tools
+	@scripts/install-tools bench
 	$(BENCH_RUN) memory $(BENCH_ARGS)
 
 # A JFR profile of one server under one scenario: SERVER=onager-event-loop SCENARIO=plaintext.
 bench-profile: $(BENCH_CLASSES)
-	@scripts/install-bench-tools
+	@scripts/install-tools bench
 	$(BENCH_RUN) profile $(BENCH_ARGS)
 
 clean:

@@ -1,5 +1,5 @@
 (ns onager.server.slow-clients-test
-  "slowhttptest (scripts/install-test-tools installs it) against the demo app:
+  "slowhttptest (scripts/install-tools test installs it) against the demo app:
   hundreds of connections that send their heads a header a second (slowloris)
   or read their responses a few bytes at a time (slow read), for up to 20
   seconds, while its probe checks that the server still answers others."

@@ -30,7 +30,7 @@ class ReplIT {
 
   @Test
   void nreplEvaluatesOverItsSocketAndTellsItsPort() throws Exception {
-    assertTrue(Files.isRegularFile(Path.of(DEBIAN_NREPL)), "scripts/install-test-tools installs libnrepl-clojure");
+    assertTrue(Files.isRegularFile(Path.of(DEBIAN_NREPL)), "scripts/install-tools test installs libnrepl-clojure");
     try (Command.Running repl = repl(DEBIAN_NREPL).start()) {
       Matcher started = repl.await(STARTED, Duration.ofMinutes(2));
       int port = Integer.parseInt(started.group(1));
