@@ -1,5 +1,5 @@
 (ns onager.server.handler-test
-  "Where handlers run (DESIGN §4), both arities, and what happens when they fail."
+  "Where handlers run (README \"Where handlers run\"), both arities, and what happens when they fail."
   (:require [clojure.edn :as edn]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
