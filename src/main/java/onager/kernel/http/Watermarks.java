@@ -7,17 +7,16 @@ package onager.kernel.http;
  *
  * <p>{@link #HIGH} is a 64th of the heap, from 64 KiB to 1 MiB. Each stop and
  * restart at the mark costs system calls and thread switches, so the more a heap
- * can hold per connection the fewer of them a large body needs (a 1 MiB upload in
- * :virtual mode, measured: about 40% less CPU with 1 MiB than with 256 KiB),
- * while 16 connections held at the mark still fill no more than a quarter of the
- * heap. Work resumes once the bytes held fall to {@link #LOW}.
+ * can hold per connection the fewer of them a large body needs, while 16
+ * connections held at the mark still fill no more than a quarter of the heap.
+ * Work resumes once the bytes held fall to {@link #LOW}.
  *
  * <p>Bodies held in the pool's direct memory (a request body read from the
  * decoder's own buffers, a streamed response's chunks) stop at {@link #DIRECT_HIGH}
  * instead, 256 KiB at most: 16 connections holding up to 1 MiB each empty and
- * refill whole 4 MiB pool chunks, which the pool frees and maps again (measured up
- * to 36 page faults per 1 MiB body against none at 256 KiB), and bytes made that
- * far ahead of the socket are out of the cache when the kernel copies them.
+ * refill whole 4 MiB pool chunks, which the pool frees and maps again, and bytes
+ * made that far ahead of the socket are out of the cache when the kernel copies
+ * them.
  */
 public final class Watermarks {
   private Watermarks() {}

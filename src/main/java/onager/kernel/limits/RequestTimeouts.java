@@ -15,11 +15,11 @@ import onager.kernel.log.Logs;
  * timer each would cost a scheduled task and two heap operations, and no clock
  * read: the sweep stamps the requests that started since it last ran with its
  * own time, which is never before their start. Most requests are answered
- * before any sweep sees them; a clock read each was 2.6 % of the server's CPU
- * serving pipelined plaintext. The sweep runs every twentieth of the timeout
- * (5 ms to 1 s): a request expires no sooner than the timeout after it started,
- * and at most two sweeps later (a tenth of a timeout from 100 ms to 20 s, less
- * of a longer one). All methods run on the event loop.
+ * before any sweep sees them, so a clock read each would be wasted on them.
+ * The sweep runs every twentieth of the timeout (5 ms to 1 s): a request
+ * expires no sooner than the timeout after it started, and at most two sweeps
+ * later (a tenth of a timeout from 100 ms to 20 s, less of a longer one). All
+ * methods run on the event loop.
  */
 public final class RequestTimeouts implements Runnable {
 

@@ -13,17 +13,15 @@ import java.nio.charset.StandardCharsets;
  * all (an empty one) for text without any '='.
  *
  * <p>The text is scanned as a copy of its Latin-1 bytes, one table lookup per
- * byte: a loop of String.charAt, which checks the string's coder on every call,
- * measured about twice as slow in a JVM running Clojure, and the copy costs
- * less than that. The copy is ours, so escapes are decoded in it, in place, and
+ * byte: String.charAt checks the string's coder on every call, which costs more
+ * than the copy. The copy is ours, so escapes are decoded in it, in place, and
  * the scan itself writes each '+' it passes as the space it stands for: a name
  * or value whose only escapes are '+' (words of a search) then needs no
  * decoding, only copying. The copy shows a character beyond Latin-1 as '?': a
  * name or value with one is taken from the string itself.
  *
- * <p>Each pair is scanned in one loop, its name and value alike: a loop for the
- * name and another for the value, each left at a place no branch predictor can
- * guess, measured an eighth slower on a query string of eight pairs.
+ * <p>Each pair is scanned in one loop, its name and value alike: a loop each
+ * would be left at places no branch predictor can guess.
  */
 public final class FormParams {
   private FormParams() {}

@@ -29,7 +29,7 @@ final class ParamMap {
   private final Object[] kv;
   private int n; // slots used in kv
   // A bit per pair of kv whose value is an Object[] of a repeated name's values: build() turns just
-  // those into vectors, where a test of every value's type took a fifth of a map's time.
+  // those into vectors, rather than testing every value's type.
   private int repeated;
   private long seen; // a bit per name in kv, by its hash: a name whose bit is clear is new
   private ITransientMap big; // once there are more names than an array map holds
@@ -45,8 +45,7 @@ final class ParamMap {
   /**
    * Puts a pair whose name is new, while the array has room: the common case,
    * with no call in it, so that the JIT always inlines it into the parser's
-   * loop. A method that called putAgain got putAgain compiled into it, and
-   * was then too large to inline there, in some runs and not in others.
+   * loop: with putAgain inlined into it, it would be too large to inline there.
    *
    * @return false when the name may have come before or the array is full:
    *     the caller then calls {@link #putAgain}

@@ -76,9 +76,8 @@ final class RequestMaps {
    * The {@code entries} of a request of up to five keys with the three new
    * ones after them, or null for a larger request. Each size has an array
    * initializer of its own, as the JIT fills an array it has just allocated
-   * without the collector's write barriers; copying the entries and then
-   * storing the new keys one by one made wrap-params take an eighth longer on
-   * a query string of one parameter, 2% longer on one of eight.
+   * without the collector's write barriers, which storing the new keys one by
+   * one after a copy pays.
    */
   private static Object[] appended(Object[] e, IPersistentMap form, IPersistentMap query, Object params) {
     return switch (e.length) {
