@@ -1,7 +1,8 @@
 (ns onager.code-quality-test
   "House rules checked as tests: every public var has a docstring, no Clojure
-  code reflects, the README's options tables are the options tables, and
-  doc/api is the API reference the docstrings make."
+  code reflects, the README's options tables are the options tables, doc/api
+  is the API reference the docstrings make, and no file cites notes kept
+  outside the repository."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
@@ -79,3 +80,20 @@
       (when class-url
         (is (>= (.lastModified (io/file (.toURI class-url))) (.lastModified (io/file source)))
             (str ns-sym "'s class is older than its source"))))))
+
+(def ^:private outside-reference
+  "Ways of naming notes that live beside the repository rather than in it."
+  #"DESIGN\s*§|DESIGN\.md|REFERENCE\.md|\.\./shared\b")
+
+(deftest nothing-points-outside-the-repository
+  (testing "code, tests, scripts and docs cite only what a clone has"
+    (let [roots (map io/file ["src" "doc" "examples" "scripts" "bench" ".ci"
+                              "README.md" "CHANGELOG.md" "Makefile" "pom.xml" "deps.edn" "build.clj"])
+          files (filter #(.isFile ^java.io.File %) (mapcat file-seq roots))
+          text? (fn [^java.io.File f] (not (some zero? (take 8192 (java.nio.file.Files/readAllBytes (.toPath f))))))]
+      (is (< 100 (count files)))
+      (doseq [f files
+              :when (text? f)
+              [i line] (map-indexed vector (str/split-lines (slurp f)))
+              :when (re-find outside-reference line)]
+        (is false (str f ":" (inc i) " points outside the repository: " (str/trim line)))))))
