@@ -1,6 +1,6 @@
 package onager.kernel.server;
 
-/** Where the user's handler runs (DESIGN §4). */
+/** Where the user's handler runs (README "Where handlers run"). */
 public enum HandlerMode {
   /** On the Vert.x event loop: fastest, for code that never blocks. */
   EVENT_LOOP,
