@@ -4,7 +4,8 @@
 
   A spec is a map:
     :key          the option's keyword
-    :default      the value when the option is absent (may be computed at load)
+    :default      the value when the option is absent (may be computed at load);
+                  a spec without one adds nothing when its key is absent
     :default-doc  how the README and docstrings show the default, when the value
                   itself would not say it well (e.g. \"number of CPUs\")
     :valid?       predicate on a given value
@@ -48,12 +49,34 @@
 
 (defn- hint
   "What the unknown key `k` gets after its name: the hint `foreign` has for it
-  (a key from another library's options), else the option it may be a
+  (a key from another library's options), else the key of `table` it may be a
   misspelling of."
   [k table foreign]
   (if-let [h (get foreign k)]
     (str " " h)
     (when-let [near (suggestion k table)] (str " Did you mean " near "?"))))
+
+(defn refusal
+  "Why `table` refuses the map `m`, or nil when it takes every entry: the first
+  entry whose key it does not know or whose value it does not take, as {:message
+  m :data d}. The message names the key, the value and what is allowed, calling
+  the key a `noun` (\"option\") and starting in lower case; the data has
+  :onager/error (:unknown-option or :invalid-option), :key, :value and :allowed.
+  `foreign` maps keys that other libraries take, and this one does not, to a
+  sentence saying what to do instead, which the message of such a key gives."
+  [table m foreign noun]
+  (let [specs (by-key table)]
+    (some (fn [[k v]]
+            (if-let [{:keys [valid? allowed]} (specs k)]
+              (when-not (valid? v)
+                {:message (str "invalid " noun " " k " " (pr-str v) ": expected " allowed ".")
+                 :data {:onager/error :invalid-option :key k :value v :allowed allowed}})
+              (let [known (mapv :key table)]
+                {:message (str "unknown " noun " " (pr-str k) " (value " (pr-str v) ")."
+                               (hint k table foreign)
+                               " Known " noun "s: " (str/join ", " known) ".")
+                 :data {:onager/error :unknown-option :key k :value v :allowed known}})))
+          m)))
 
 (defn- fail [message data]
   (throw (ex-info message data)))
@@ -62,29 +85,22 @@
   "Checks `opts` against `table` and returns them with every default filled in.
   Throws an ex-info whose message names the key, the value and what is allowed,
   and whose data has :onager/error (:invalid-options, :unknown-option or
-  :invalid-option), :key, :value and :allowed. `foreign` maps keys that other
-  libraries take, and this one does not, to a sentence saying what to do
-  instead, which the message of such a key gives."
+  :invalid-option), :key, :value and :allowed (see `refusal`, which takes
+  `foreign`)."
   ([table opts] (validate table opts {}))
   ([table opts foreign]
    (when-not (or (nil? opts) (map? opts))
      (fail (str "Options must be a map, not " (pr-str opts))
            {:onager/error :invalid-options :value opts :allowed "a map"}))
-   (let [specs (by-key table)]
-     (doseq [[k v] opts]
-       (if-let [{:keys [valid? allowed]} (specs k)]
-         (when-not (valid? v)
-           (fail (str "Invalid option " k " " (pr-str v) ": expected " allowed ".")
-                 {:onager/error :invalid-option :key k :value v :allowed allowed}))
-         (let [known (mapv :key table)]
-           (fail (str "Unknown option " (pr-str k) " (value " (pr-str v) ")."
-                      (hint k table foreign)
-                      " Known options: " (str/join ", " known) ".")
-                 {:onager/error :unknown-option :key k :value v :allowed known}))))
-     (merge (into {} (map (juxt :key :default)) table) opts))))
+   (when-let [{:keys [^String message data]} (refusal table opts foreign "option")]
+     (fail (str (str/upper-case (subs message 0 1)) (subs message 1)) data))
+   (merge (into {} (comp (filter #(contains? % :default)) (map (juxt :key :default))) table) opts)))
 
-(defn- shown-default [{:keys [default default-doc]}]
-  (or default-doc (pr-str default)))
+(defn- shown-default
+  "How the docs show the default of `spec`; nil when it has none, as a route's
+  method handlers have not."
+  [{:keys [default default-doc] :as spec}]
+  (or default-doc (when (contains? spec :default) (pr-str default))))
 
 (defn markdown
   "The table as Markdown: option, default, allowed values, meaning."
@@ -93,7 +109,7 @@
             (concat ["| option | default | allowed | meaning |"
                      "|---|---|---|---|"]
                     (for [{:keys [key allowed doc] :as spec} table]
-                      (str "| `" key "` | " (str/replace (shown-default spec) "|" "\\|") " | "
+                      (str "| `" key "` | " (str/replace (or (shown-default spec) "none") "|" "\\|") " | "
                            (str/replace allowed "|" "\\|") " | " (str/replace doc "|" "\\|") " |")))))
 
 (defn docstring
@@ -101,6 +117,6 @@
   [table]
   (str/join "\n\n"
             (for [{:keys [key allowed doc] :as spec} table]
-              (str "  " key " (default " (shown-default spec) ")\n"
+              (str "  " key (when-let [d (shown-default spec)] (str " (default " d ")")) "\n"
                    "    " doc "\n"
                    "    Allowed: " allowed "."))))

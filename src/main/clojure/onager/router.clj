@@ -17,21 +17,9 @@
   slashes included, possibly empty). The matched parameters reach the handler as
   `:path-params`, keyword keys, string values, percent-decoded once.
 
-  Route data:
-    :get :head :post :put :patch :delete :options :trace :connect
-                    the handler for that method: a Ring handler, or a map
-                    {:handler h :middleware [...] :handler-mode m}
-    :any            the handler for every method the route does not name
-    :middleware     middleware for this route and its children, outside theirs;
-                    each a function of a handler, or [function & more-args]
-    :handler-mode   where this route's handlers (and its children's) run on
-                    Onager: :virtual, :event-loop or :worker
-    :mount          any Ring handler (a compojure app, another router) that takes
-                    every request for this path and below, whatever the method,
-                    with :context and :path-info set as compojure's context sets
-                    them; a router mounted so matches :path-info
-    :strip-prefix?  with :mount: also set :uri to the path below the prefix, for
-                    handlers that route on :uri alone
+  Route data names a handler per method (:get, :post... and :any for the rest),
+  or a :mount for a whole subtree, with :middleware and :handler-mode for the
+  route and its children; `router`'s docstring lists every key.
 
   The router answers by itself what no handler takes: 404 when no route matches
   the path (or a :mount answers nil, as a compojure app does when none of its
@@ -54,74 +42,38 @@
 
 (set! *warn-on-reflection* true)
 
-(def ^:private method-keys
-  #{:get :head :post :put :patch :delete :options :trace :connect :any})
-
-(def ^:private data-keys
-  (into method-keys [:middleware :handler-mode :mount :strip-prefix?]))
-
-(def ^:private endpoint-keys #{:handler :middleware :handler-mode})
-
-(def ^:private modes
-  {:virtual HandlerMode/VIRTUAL
-   :event-loop HandlerMode/EVENT_LOOP
-   :worker HandlerMode/WORKER})
-
 (defn- fail [path message data]
   (throw (ex-info (str "Invalid route " (pr-str path) ": " message)
-                  (merge {:onager/error :invalid-route :path path} data))))
+                  (merge data {:onager/error :invalid-route :path path}))))
 
-(defn- handler? [h]
-  (and (ifn? h) (not (coll? h)) (not (keyword? h)) (not (symbol? h))))
+(defn- check
+  "Fails unless `table` takes every entry of the map `m`, with a message naming
+  the key (a `noun`), the value and what is allowed."
+  [path table m noun]
+  (when-let [{:keys [message data]} (options/refusal table m {} noun)]
+    (fail path message data)))
 
 (defn- check-data [path data]
   (when-not (map? data)
     (fail path (str "route data must be a map, not " (pr-str data) ".") {:value data}))
-  (doseq [[k v] data]
-    (when-not (data-keys k)
-      (fail path (str "unknown key " (pr-str k) " in its data."
-                      (when-let [hint (options/closest k data-keys)] (str " Did you mean " hint "?"))
-                      " Known keys: " (str/join ", " (sort data-keys)) ".")
-            {:key k :value v :allowed (sort data-keys)}))
-    (when (and (= k :middleware) (not (router-options/middleware? v)))
-      (fail path (str ":middleware must be a vector of functions of a handler, or of vectors "
-                      "[function & more-args], not " (pr-str v) ".")
-            {:key k :value v}))
-    (when (and (= k :handler-mode) (not (router-options/handler-modes v)))
-      (fail path (str ":handler-mode must be one of :virtual, :event-loop, :worker, not " (pr-str v) ".")
-            {:key k :value v}))
-    (when (and (= k :mount) (not (handler? v)))
-      (fail path (str ":mount must be a Ring handler, not " (pr-str v) ".") {:key k :value v}))
-    (when (and (= k :strip-prefix?) (not (boolean? v)))
-      (fail path (str ":strip-prefix? must be true or false, not " (pr-str v) ".") {:key k :value v})))
-  (when (and (:mount data) (some method-keys (keys data)))
+  (check path router-options/route-data-table data "key")
+  (when (and (:mount data) (some router-options/method-keys (keys data)))
     (fail path (str "a :mount takes every method itself; give it no method handlers ("
-                    (str/join ", " (filter method-keys (keys data))) ").")
+                    (str/join ", " (filter router-options/method-keys (keys data))) ").")
           {:value data}))
   (when (and (contains? data :strip-prefix?) (not (:mount data)))
     (fail path ":strip-prefix? goes only with :mount." {:key :strip-prefix?})))
 
 (defn- endpoint-data
-  "A method's value as a map {:handler h ...}."
+  "A method's value, which its route data's check let through, as a map
+  {:handler h ...}."
   [path method v]
-  (cond
-    (map? v)
-    (do (doseq [[k x] v]
-          (when-not (endpoint-keys k)
-            (fail path (str "unknown key " (pr-str k) " for " method "."
-                            (when-let [hint (options/closest k endpoint-keys)] (str " Did you mean " hint "?"))
-                            " Known keys: :handler, :middleware, :handler-mode.")
-                  {:key k :value x :allowed (sort endpoint-keys)})))
-        (when-not (handler? (:handler v))
-          (fail path (str method " needs a :handler, a Ring handler, not " (pr-str (:handler v)) ".")
-                {:key method :value v}))
-        (check-data path (select-keys v [:middleware :handler-mode]))
+  (if (map? v)
+    (do (check path router-options/endpoint-table v (str method " key"))
+        (when-not (contains? v :handler)
+          (fail path (str method " needs a :handler, a Ring handler.") {:key method :value v}))
         v)
-
-    (handler? v) {:handler v}
-
-    :else (fail path (str method " must be a Ring handler or a map with :handler, not " (pr-str v) ".")
-                {:key method :value v})))
+    {:handler v}))
 
 (defn- route-form? [x]
   (and (vector? x) (string? (first x))))
@@ -148,7 +100,7 @@
                     (when-let [m (:mount data)]
                       [(assoc here :path full :mount true :handler m
                               :strip-prefix? (boolean (:strip-prefix? data)))])
-                    (for [[k v] data :when (method-keys k)
+                    (for [[k v] data :when (router-options/method-keys k)
                           :let [e (endpoint-data full k v)]]
                       {:path full
                        :method k
@@ -173,11 +125,11 @@
 
 (defn router
   "A Ring handler (sync and async arities) for the route table `routes`: a
-  vector of routes, or one route. See the namespace's docstring for route
-  data. Bad routes or options throw an ex-info naming the route (or the key,
-  the value and what is allowed); its data has :onager/error. On Onager, a
-  router given as the handler (or as the server's :route-modes) makes each
-  request start where its route's :handler-mode says. The options:"
+  vector of routes, or one route (see the namespace's docstring). Bad routes
+  or options throw an ex-info naming the route, the key, the value and what is
+  allowed; its data has :onager/error. On Onager, a router given as the
+  handler (or as the server's :route-modes) makes each request start where its
+  route's :handler-mode says. The keys of route data:"
   (^Router [routes] (router routes {}))
   (^Router [routes opts]
    (let [{:keys [middleware handler-mode not-found method-not-allowed reject-overlaps?]}
@@ -190,14 +142,17 @@
      (doseq [{:keys [path method handler mount strip-prefix?] :as e}
              (flatten-routes routes "" {:middleware (vec middleware) :handler-mode handler-mode})]
        (let [h (wrap handler (:middleware e))
-             mode (modes (:handler-mode e))
+             mode (HandlerMode/of (:handler-mode e))
              path (if (= path "") "/" path)]
          (if mount
            (.mount builder ^String path h ^HandlerMode mode (boolean strip-prefix?))
            (.route builder ^String path ^Keyword method h ^HandlerMode mode))))
      (.build builder not-found method-not-allowed))))
 
-(alter-meta! #'router update :doc str "\n\n" (options/docstring router-options/table))
+(alter-meta! #'router update :doc str
+             "\n\n" (options/docstring router-options/route-data-table)
+             "\n\n  The keys of a method's map:\n\n" (options/docstring router-options/endpoint-table)
+             "\n\n  The options:\n\n" (options/docstring router-options/table))
 
 (defn match
   "Which route of `router` takes a request for `method` (a keyword, :get) on

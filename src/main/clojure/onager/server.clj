@@ -11,15 +11,9 @@
   (:require [onager.options :as options]
             [onager.protocols :as protocols]
             [onager.server.options :as server-options])
-  (:import [io.vertx.core Vertx]
-           [onager.kernel.server HandlerMode HandlerModes OnagerServer ServerConfig]))
+  (:import [onager.kernel.server HandlerModes OnagerServer ServerConfig]))
 
 (set! *warn-on-reflection* true)
-
-(def ^:private modes
-  {:virtual HandlerMode/VIRTUAL
-   :event-loop HandlerMode/EVENT_LOOP
-   :worker HandlerMode/WORKER})
 
 (defn- route-modes
   "What tells the server each route's handler mode: the :route-modes option, or
@@ -31,35 +25,15 @@
       (instance? HandlerModes r) r
       (and (var? r) (instance? HandlerModes @r)) (HandlerModes/following r))))
 
-(defn- config ^ServerConfig [handler opts]
-  (let [{:keys [host port event-loops handler-mode worker-threads async? max-body max-header-size
-                max-header-count low-memory-percent decompress-requests? max-uri-length idle-timeout-ms header-timeout-ms body-timeout-ms
-                request-timeout-ms shutdown-timeout-ms shutdown-hook? server-header vertx]} opts
-        mode (or handler-mode (if async? :event-loop :virtual))]
-    (-> (ServerConfig/builder)
-        (.host host)
-        (.port port)
-        (.eventLoops event-loops)
-        (.handlerMode (modes mode))
-        (.workerThreads worker-threads)
-        (.async async?)
-        (.maxBody max-body)
-        (.maxHeaderSize max-header-size)
-        (.maxUriLength max-uri-length)
-        (.maxHeaderCount max-header-count)
-        (.lowMemoryPercent low-memory-percent)
-        (.decompressRequests decompress-requests?)
-        (.idleTimeoutMs idle-timeout-ms)
-        (.headerTimeoutMs header-timeout-ms)
-        (.bodyTimeoutMs body-timeout-ms)
-        (.requestTimeoutMs request-timeout-ms)
-        (.shutdownTimeoutMs shutdown-timeout-ms)
-        (.shutdownHook shutdown-hook?)
-        (.serverHeader (when server-header server-header))
-        (.vertx ^Vertx vertx)
-        (.bodyWriter protocols/write-body)
-        (.routeModes (route-modes handler opts))
-        (.build))))
+(defn- config
+  "The kernel's configuration from the validated options `opts`, which reach it
+  under their own keys: :handler-mode resolved to its default, :route-modes found,
+  and the writer for body types the kernel does not know added."
+  ^ServerConfig [handler opts]
+  (ServerConfig/from (assoc opts
+                            :handler-mode (or (:handler-mode opts) (if (:async? opts) :event-loop :virtual))
+                            :route-modes (route-modes handler opts)
+                            :body-writer protocols/write-body)))
 
 (defn start
   "Starts a server for the Ring `handler` and returns it once it listens. The

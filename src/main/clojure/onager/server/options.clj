@@ -1,8 +1,9 @@
 (ns onager.server.options
   "The options of `onager.server/start`: validation, defaults and documentation
   all come from `table`."
+  (:require [clojure.string :as str])
   (:import [io.vertx.core Vertx]
-           [onager.kernel.server HandlerModes]))
+           [onager.kernel.server HandlerMode HandlerModes]))
 
 (set! *warn-on-reflection* true)
 
@@ -11,6 +12,13 @@
 (defn- int-in [lo hi] (fn [v] (and (int? v) (<= lo v hi))))
 
 (def ^:private max-int Integer/MAX_VALUE)
+
+(def handler-mode-spec
+  "What a :handler-mode takes, here and in the router's options and route data:
+  the keyword of a mode of HandlerMode, which maps each to the kernel's mode."
+  {:key :handler-mode
+   :valid? #(some? (HandlerMode/of %))
+   :allowed (str "one of " (str/join ", " (map #(.-keyword ^HandlerMode %) (HandlerMode/values))))})
 
 (def table
   "The server options, in the order the docs show them. See `onager.options`."
@@ -31,14 +39,12 @@
     :allowed "an integer from 1 to 1024"
     :doc (str "Event loops to run on, one listening server instance each; with :vertx, the "
               "instances to spread over that Vert.x instance's loops.")}
-   {:key :handler-mode
-    :default nil
-    :default-doc ":virtual (sync), :event-loop (async)"
-    :valid? #{:virtual :event-loop :worker}
-    :allowed "one of :virtual, :event-loop, :worker"
-    :doc (str "Where the handler runs: :virtual, a virtual thread per request (blocking code scales); "
-              ":event-loop, on the event loop (fastest, must never block; the request body is received "
-              "in full before the handler runs); :worker, a bounded pool of platform threads.")}
+   (assoc handler-mode-spec
+          :default nil
+          :default-doc ":virtual (sync), :event-loop (async)"
+          :doc (str "Where the handler runs: :virtual, a virtual thread per request (blocking code scales); "
+                    ":event-loop, on the event loop (fastest, must never block; the request body is "
+                    "received in full before the handler runs); :worker, a bounded pool of platform threads."))
    {:key :route-modes
     :default nil
     :default-doc "the handler, when it is a router"

@@ -5,7 +5,8 @@
   (:require [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [compojure.core :as compojure :refer [GET POST]]
-            [onager.router :as router])
+            [onager.router :as router]
+            [onager.router.options :as router-options])
   (:import [clojure.lang ExceptionInfo]
            [java.util.concurrent CompletableFuture TimeUnit]
            [onager.kernel.server HandlerMode]))
@@ -203,11 +204,11 @@
                                [[["/a/*rest/b" {:get (echo 1)}]] "must be the last segment"]
                                [[["/a/:x/:x" {:get (echo 1)}]] "appears twice"]
                                [[["/a" {:gett (echo 1)}]] "Did you mean :get?"]
-                               [[["/a" {:get "not a handler"}]] ":get must be a Ring handler"]
-                               [[["/a" {:get {:handler (echo 1) :mode :worker}}]] "unknown key :mode"]
+                               [[["/a" {:get "not a handler"}]] "invalid key :get \"not a handler\": expected a Ring handler, or a map"]
+                               [[["/a" {:get {:handler (echo 1) :mode :worker}}]] "unknown :get key :mode"]
                                [[["/a" {:get {:middleware []}}]] ":get needs a :handler"]
-                               [[["/a" {:middleware (fn [h] h) :get (echo 1)}]] ":middleware must be a vector"]
-                               [[["/a" {:handler-mode :fast :get (echo 1)}]] ":handler-mode must be one of"]
+                               [[["/a" {:middleware (fn [h] h) :get (echo 1)}]] "invalid key :middleware"]
+                               [[["/a" {:handler-mode :fast :get (echo 1)}]] "invalid key :handler-mode :fast: expected one of"]
                                [[["/a" {:mount (echo 1) :get (echo 1)}]] "takes every method itself"]
                                [[["/a" {:strip-prefix? true :get (echo 1)}]] "goes only with :mount"]
                                [[["/a" ["b" {:get (echo 1)}]]] "must start with \"/\""]
@@ -219,6 +220,50 @@
   (testing "the message names the full path of a nested route"
     (is (str/includes? (:message (thrown-data #(router/router [["/api" ["/v1" ["/:" {:get (echo 1)}]]]])))
                        "\"/api/v1/:\""))))
+
+(def ^:private bad-route-data
+  "Each route data key with a value it must refuse, beside a method handler (or
+  a :mount) so that only that value is wrong."
+  (into [[:middleware (fn [h] h)]
+         [:handler-mode :fast]
+         [:handler-mode nil]
+         [:mount "an app"]
+         [:strip-prefix? "yes"]]
+        (for [m router-options/method-keys] [m "not a handler"])))
+
+(def ^:private bad-endpoint-data
+  "Each key of a method's map with a value it must refuse."
+  [[:handler "not a handler"]
+   [:middleware :wrap]
+   [:handler-mode "worker"]])
+
+(defn- expect-refusal
+  "Asserts that `routes` fail naming the route, the key `k`, the value `v` and
+  what `table` says `k` allows."
+  [routes table k v]
+  (let [data (thrown-data #(router/router routes))
+        allowed (:allowed (first (filter #(= k (:key %)) table)))]
+    (is (= {:onager/error :invalid-route :path "/a" :key k :value v :allowed allowed}
+           (select-keys data [:onager/error :path :key :value :allowed])))
+    (doseq [part ["\"/a\"" (str k) (pr-str v) allowed]]
+      (is (str/includes? (:message data) part) (:message data)))))
+
+(deftest bad-route-data-names-the-key-the-value-and-what-is-allowed
+  (doseq [[k v] bad-route-data]
+    (testing (str k " " (pr-str v))
+      (expect-refusal [["/a" (assoc (if (= k :strip-prefix?) {:mount (echo 1)} {}) k v)]]
+                      router-options/route-data-table k v)))
+  (doseq [[k v] bad-endpoint-data]
+    (testing (str ":get's " k " " (pr-str v))
+      (expect-refusal [["/a" {:get (assoc {:handler (echo 1)} k v)}]] router-options/endpoint-table k v)))
+  (testing "every key of both tables has a case"
+    (is (= (set (map :key router-options/route-data-table)) (set (map first bad-route-data))))
+    (is (= (set (map :key router-options/endpoint-table)) (set (map first bad-endpoint-data)))))
+  (testing "an unknown key gets the keys the table knows"
+    (let [data (thrown-data #(router/router [["/a" {:handler (echo 1)}]]))]
+      (is (= [:invalid-route :handler] ((juxt :onager/error :key) data)))
+      (is (= (map :key router-options/route-data-table) (:allowed data)))
+      (is (str/includes? (:message data) "unknown key :handler")))))
 
 (deftest router-options
   (testing "bad options name the key, the value and what is allowed"
