@@ -118,4 +118,4 @@
           :default false
           :valid? boolean?
           :allowed "true or false"
-          :doc "With :mount: also set :uri to the path below the prefix, for handlers that route on :uri alone."}])
+          :doc "With :mount: also set :uri to the path below the prefix, for handlers that route on :uri alone."}]))
