@@ -38,7 +38,7 @@
             [onager.router.options :as router-options])
   (:import [clojure.lang Keyword]
            [onager.kernel.router Router RouterBuilder]
-           [onager.kernel.server HandlerMode]))
+           [onager.kernel.config HandlerMode]))
 
 (set! *warn-on-reflection* true)
 

@@ -11,7 +11,8 @@
   (:require [onager.options :as options]
             [onager.protocols :as protocols]
             [onager.server.options :as server-options])
-  (:import [onager.kernel.server HandlerModes OnagerServer ServerConfig]))
+  (:import [onager.kernel.config HandlerModes ServerConfig]
+           [onager.kernel.server OnagerServer]))
 
 (set! *warn-on-reflection* true)
 

@@ -3,7 +3,7 @@
   all come from `table`."
   (:require [clojure.string :as str])
   (:import [io.vertx.core Vertx]
-           [onager.kernel.server HandlerMode HandlerModes]))
+           [onager.kernel.config HandlerMode HandlerModes]))
 
 (set! *warn-on-reflection* true)
 

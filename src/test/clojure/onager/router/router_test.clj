@@ -9,7 +9,7 @@
             [onager.router.options :as router-options])
   (:import [clojure.lang ExceptionInfo]
            [java.util.concurrent CompletableFuture TimeUnit]
-           [onager.kernel.server HandlerMode]))
+           [onager.kernel.config HandlerMode]))
 
 (set! *warn-on-reflection* true)
 

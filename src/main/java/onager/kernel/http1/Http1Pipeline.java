@@ -2,26 +2,32 @@ package onager.kernel.http1;
 
 import io.netty.channel.ChannelPipeline;
 import io.vertx.core.http.Http1ServerConfig;
+import onager.kernel.exchange.Dispatcher;
+import onager.kernel.exchange.VirtualStarts;
+import onager.kernel.limits.RequestTimeouts;
 
-/** Puts Onager's HTTP/1.x handlers into a connection's pipeline as Vert.x built it. */
+/**
+ * Makes a connection's pipeline, as Vert.x built it, Onager's: the strict
+ * decoder in place of Vert.x's, an {@link Http1Connection} in place of Vert.x's
+ * connection, and the {@link LingeringClose} in front of both. Vert.x keeps its
+ * response encoder, which writes its own kind of headers in one pass.
+ */
 public final class Http1Pipeline {
   private Http1Pipeline() {}
 
-  // Vert.x's name for the handler that turns HTTP objects into its requests.
+  // Vert.x's names for its decoder and for the handler that turns HTTP objects into its requests.
+  private static final String DECODER = "httpDecoder";
   private static final String VERTX_HANDLER = "handler";
 
   /**
-   * Replaces Vert.x's request decoder with a {@link StrictRequestDecoder} and puts a
-   * {@link ConnectionGuard} in front of Vert.x. Call from the server's connection
-   * handler, which runs before the connection reads its first byte.
-   *
-   * @param shortcut answers plain requests without Vert.x (see {@link Shortcut}); may be null
+   * Installs Onager's handlers. Call from the server's connection handler, which
+   * runs before the connection reads its first byte.
    */
   public static void install(ChannelPipeline pipeline, Http1ServerConfig config, Http1Limits limits,
-                             Shortcut shortcut) {
-    ConnectionGuard guard = new ConnectionGuard(limits, shortcut);
-    pipeline.replace(StrictRequestDecoder.NAME, StrictRequestDecoder.NAME,
-        new StrictRequestDecoder(config, limits.maxHeaderCount(), guard));
-    pipeline.addBefore(VERTX_HANDLER, ConnectionGuard.NAME, guard);
+                             Dispatcher server, VirtualStarts starts, RequestTimeouts timeouts) {
+    Http1Connection connection = new Http1Connection(server, starts, timeouts, limits);
+    pipeline.addFirst(LingeringClose.NAME, new LingeringClose());
+    pipeline.replace(DECODER, DECODER, new StrictRequestDecoder(config, limits.maxHeaderCount(), connection));
+    pipeline.replace(VERTX_HANDLER, Http1Connection.NAME, connection);
   }
 }

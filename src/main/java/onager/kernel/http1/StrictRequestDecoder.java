@@ -13,8 +13,10 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.vertx.core.http.Http1ServerConfig;
-import io.vertx.core.http.impl.http1.VertxHttpRequestDecoder;
 import java.util.List;
+import onager.kernel.http.Authority;
+import onager.kernel.http.RejectedRequestException;
+import onager.kernel.vertx.RequestDecoder;
 
 /**
  * Vert.x's HTTP/1.x request decoder, made strict where Netty is lenient, so that
@@ -38,18 +40,18 @@ import java.util.List;
  *   authority, as the authority of an absolute-form target must be;</li>
  *   <li>Transfer-Encoding: a coding other than chunked gets 501.</li>
  * </ul>
- * A refused request becomes a failed message, which {@link InvalidRequests}
- * answers before the connection closes. It also tells the {@link ConnectionGuard}
- * when a request head is arriving in pieces, so that its header timeout runs.
+ * A refused request becomes a failed message, which the connection answers
+ * before it closes. It also tells its {@link HeadListener} when a request head
+ * is arriving in pieces, so that the header timeout runs, and what kind of head
+ * passed.
  */
-public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
-  static final String NAME = "httpDecoder"; // Vert.x finds its decoder by this name
+public final class StrictRequestDecoder extends RequestDecoder {
 
   private static final String HTTP_1_1 = "HTTP/1.1";
   private static final String HTTP_1_0 = "HTTP/1.0";
 
   private final int maxHeaderCount;
-  private final ConnectionGuard guard;
+  private final HeadListener guard;
 
   // The request being decoded.
   private int headerCount;
@@ -63,7 +65,7 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
   // Between a request's head and the end of its body: the bytes are body bytes.
   private boolean inBody;
 
-  public StrictRequestDecoder(Http1ServerConfig config, int maxHeaderCount, ConnectionGuard guard) {
+  public StrictRequestDecoder(Http1ServerConfig config, int maxHeaderCount, HeadListener guard) {
     super(config);
     this.maxHeaderCount = maxHeaderCount;
     this.guard = guard;
@@ -202,7 +204,7 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
 
   // A request line that could not be read has no version to answer in. RFC 9110 §2.5: the
   // answer takes the highest version the server conforms to, HTTP/1.1; Netty's stand-in
-  // request says HTTP/1.0, which Vert.x would answer in.
+  // request says HTTP/1.0, which its answer would carry.
   @Override
   protected HttpMessage createInvalidMessage() {
     return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/bad-request", Unpooled.EMPTY_BUFFER);
@@ -267,8 +269,8 @@ public final class StrictRequestDecoder extends VertxHttpRequestDecoder {
     }
     // Told only once the head has passed: a refused one is not plain whatever its headers.
     if (guard != null) {
-      guard.headSeen(transferEncodingCount > 0 ? ConnectionGuard.HEAD_BODY
-          : framingOrUpgrade ? ConnectionGuard.HEAD_TO_CHECK : ConnectionGuard.HEAD_PLAIN);
+      guard.headSeen(transferEncodingCount > 0 ? HeadListener.HEAD_BODY
+          : framingOrUpgrade ? HeadListener.HEAD_TO_CHECK : HeadListener.HEAD_PLAIN);
     }
   }
 

@@ -1,6 +1,7 @@
 package onager.kernel.http1;
 
 import java.util.List;
+import onager.kernel.http.RejectedRequestException;
 import onager.kernel.http.Tokens;
 
 /**

@@ -18,7 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
 import java.util.Arrays;
-import onager.kernel.data.Keywords;
+import onager.kernel.ring.Keywords;
 
 /**
  * Reads JSON into Clojure data straight from a Jackson parser: objects into

@@ -62,6 +62,12 @@ public final class RequestTimeouts implements Runnable {
     start(d);
   }
 
+  /** Stops tracking {@code d} unless it expired, so that {@link #start} starts its clock anew. */
+  public void reset(Deadline d) {
+    if (d.state == Deadline.TRACKED) unlink(d);
+    if (d.state != Deadline.OVER) d.state = Deadline.NEW;
+  }
+
   /** {@code d} is done in time (or will never need the clock): stop tracking it. */
   public void done(Deadline d) {
     if (d.state == Deadline.TRACKED) unlink(d);

@@ -9,7 +9,7 @@ import clojure.lang.PersistentArrayMap;
 import clojure.lang.PersistentHashMap;
 import clojure.lang.PersistentVector;
 import clojure.lang.ISeq;
-import onager.kernel.data.Keywords;
+import onager.kernel.ring.Keywords;
 
 /**
  * ring-core's wrap-keyword-params: string keys that read as plain keywords

@@ -3,7 +3,7 @@ package onager.kernel.request;
 import clojure.lang.IPersistentMap;
 import clojure.lang.PersistentArrayMap;
 import clojure.lang.PersistentHashMap;
-import io.vertx.core.MultiMap;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -21,7 +21,7 @@ public final class RequestHeaders {
   // A PersistentArrayMap beyond this many entries is slower to look up than a hash map.
   private static final int ARRAY_MAP_LIMIT = 16;
 
-  public static IPersistentMap toMap(MultiMap headers) {
+  public static IPersistentMap toMap(HttpHeaders headers) {
     int size = headers.size();
     Object[] kvs = new Object[Math.max(2, size * 2)];
     Map<String, Integer> index = size > SCAN_LIMIT ? new HashMap<>(size * 2) : null;

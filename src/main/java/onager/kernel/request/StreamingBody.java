@@ -2,9 +2,6 @@ package onager.kernel.request;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.internal.buffer.BufferInternal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -13,60 +10,49 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import onager.kernel.http.Watermarks;
-import onager.kernel.http1.BodySink;
-import onager.kernel.http1.ConnectionGuard;
 import onager.kernel.limits.HeapPressure;
+import onager.kernel.limits.Watermarks;
 
 /**
  * A request body read by a blocking handler while it is still arriving.
  *
  * <p>The event loop queues the buffers that arrive; the handler's thread takes
- * them. When more than {@link #HIGH_WATER} bytes ({@link #DIRECT_HIGH_WATER} for
- * the decoder's buffers) wait unread the client is held back, so a slow handler
- * holds back the client instead of filling memory; reading back down to a
- * quarter of that lets it go on. Every call into Vert.x
- * or Netty happens on the event loop: the reader only asks for them through
+ * them. When more than {@link #HIGH_WATER} bytes wait unread the client is held
+ * back, so a slow handler holds back the client instead of filling memory;
+ * reading back down to a quarter of that lets it go on. Every call into Netty
+ * happens on the event loop: the reader only asks for them through
  * {@code loop}. Past {@code maxBody} bytes the read fails with
  * {@link BodyTooLargeException}; while the live objects may fill more than
  * {@code lowMemoryPercent} of the heap (see {@link HeapPressure}), with
  * {@link LowMemoryException}; when the client breaks off, with
  * {@link ClientAbortException}.
  *
- * <p>Over HTTP/1.x the buffers are the decoder's own (direct memory), taken
- * through the {@link ConnectionGuard} before Vert.x copies them to the heap: a
- * read copies each byte once, into the handler's array. They are released as
- * they are read, or when the body is dropped; what is still unread of a body
- * that has fully arrived when the exchange ends moves to the heap, since the
- * handler may read on after the connection has gone to another request. When
- * the guard cannot hand the body over, the buffers are Vert.x's heap copies.
+ * <p>The buffers are the decoder's own (the pool's direct memory), so a read
+ * copies each byte once, into the handler's array. They are released as they
+ * are read, or when the body is dropped; what is still unread of a body that
+ * has fully arrived when the exchange ends moves to the heap, since the handler
+ * may read on after the connection has gone to another request.
  *
  * <p>The reader is woken only when it waits, once per batch of buffers: a socket
- * read hands over several buffers in a row (8 KiB each), and waking a blocked
- * thread costs more than copying one. The wake-up is a task on the event loop,
- * which runs after the read that queued the buffers. One read copies as much as
- * is queued, up to the length asked for; a read of one byte takes up to
+ * read hands over several buffers in a row, and waking a blocked thread costs
+ * more than copying one. The wake-up is a task on the event loop, which runs
+ * after the read that queued the buffers. One read copies as much as is queued,
+ * up to the length asked for; a read of one byte takes up to
  * {@link #READ_AHEAD} into the stream's own array and returns the rest from
  * there, so that a reader going a byte at a time pays for the lock once per
- * batch (16 MiB read a byte at a time, measured: 50 ms instead of 370 ms).
+ * batch.
  */
-public final class StreamingBody extends InputStream implements Runnable, BodySink {
-  static final int HIGH_WATER = Watermarks.HIGH;
-  static final int LOW_WATER = Watermarks.LOW;
+public final class StreamingBody extends InputStream implements Runnable {
   // The decoder's buffers are the pool's direct memory, held for less (see Watermarks).
-  static final int DIRECT_HIGH_WATER = Watermarks.DIRECT_HIGH;
-  static final int DIRECT_LOW_WATER = Watermarks.DIRECT_LOW;
+  static final int HIGH_WATER = Watermarks.DIRECT_HIGH;
+  static final int LOW_WATER = Watermarks.DIRECT_LOW;
   // What read() takes at once (at most; it waits only for the first byte).
   static final int READ_AHEAD = 8192;
 
-  private final HttpServerRequest request;
+  private final BodyFlow flow;
   private final Executor loop;
   private final long maxBody;
   private final int lowMemoryPercent;
-  // Null when the buffers come through Vert.x.
-  private final ConnectionGuard guard;
-  private final int highWater;
-  private final int lowWater;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
 
@@ -98,40 +84,23 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   private int aheadEnd;
 
   /**
-   * Wires a body to {@code request}'s events; call on the event loop, from the
-   * request handler, before the request can deliver data. {@code expectContinue}:
-   * the client waits for {@code 100 Continue}, which goes out on the first read,
-   * so that a handler that never reads never asks for the body.
+   * A body whose bytes {@code flow}'s connection hands over on {@code loop}.
+   * {@code expectContinue}: the client waits for {@code 100 Continue}, which goes
+   * out on the first read, so that a handler that never reads never asks for the body.
    */
-  public StreamingBody(HttpServerRequest request, Executor loop, long maxBody, int lowMemoryPercent,
-                       boolean expectContinue) {
-    this.request = request;
+  public StreamingBody(BodyFlow flow, Executor loop, long maxBody, int lowMemoryPercent, boolean expectContinue) {
+    this.flow = flow;
     this.loop = loop;
     this.maxBody = maxBody;
     this.lowMemoryPercent = lowMemoryPercent;
     this.continuePending = expectContinue;
-    this.guard = ConnectionGuard.takeBody(request, this);
-    this.highWater = guard != null ? DIRECT_HIGH_WATER : HIGH_WATER;
-    this.lowWater = guard != null ? DIRECT_LOW_WATER : LOW_WATER;
-    if (guard == null) request.handler(this::onData);
-    request.endHandler(v -> onEnd());
-    request.exceptionHandler(this::onError);
   }
 
-  // A heap copy from Vert.x: nobody else holds it, and releasing it is not needed.
-  private void onData(Buffer buffer) {
-    accept(((BufferInternal) buffer).unwrap());
-  }
-
-  @Override
+  /** The next bytes of the body, which this body now owns. On the event loop. */
   public void bodyData(ByteBuf data) {
-    accept(data);
-  }
-
-  private void accept(ByteBuf data) {
     int n = data.readableBytes();
     if (n == 0) {
-      drop(data);
+      data.release();
       return;
     }
     boolean keep = false;
@@ -155,7 +124,7 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
         keep = true;
         queue.add(data);
         queued += n;
-        if (queued >= highWater && !paused) {
+        if (queued >= HIGH_WATER && !paused) {
           paused = true;
           pause = true;
         }
@@ -164,33 +133,20 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     } finally {
       lock.unlock();
     }
-    if (!keep) drop(data);
+    if (!keep) data.release();
     if (wakeReader && !wakeScheduled) {
       wakeScheduled = true;
       loop.execute(wake);
     }
-    if (pause) holdClient();
+    if (pause) flow.pauseBody();
     // Nobody will read the rest, and what is left is over the limit: only closing ends it.
-    if (close) request.connection().close();
-  }
-
-  private void holdClient() {
-    if (guard != null) {
-      guard.holdReads(this);
-    } else {
-      request.pause();
-    }
-  }
-
-  // Releases a buffer the decoder handed over; Vert.x's heap copies need nothing.
-  private void drop(ByteBuf data) {
-    if (guard != null) data.release();
+    if (close) flow.abortBody();
   }
 
   // Call with the lock held.
   private void dropQueue() {
     ByteBuf b;
-    while ((b = queue.poll()) != null) drop(b);
+    while ((b = queue.poll()) != null) b.release();
     queued = 0;
   }
 
@@ -204,7 +160,8 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     }
   }
 
-  private void onEnd() {
+  /** The body ended. On the event loop. */
+  public void bodyEnd() {
     lock.lock();
     try {
       ended = true;
@@ -214,15 +171,11 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     }
   }
 
-  private void onError(Throwable cause) {
+  /** The body cannot arrive whole: reads throw {@code cause}. On the event loop. */
+  public void bodyFailed(IOException cause) {
     lock.lock();
     try {
-      if (failure == null) {
-        failure = cause instanceof IOException io
-            ? io
-            // ConnectionGuard logs the close, when the client's.
-            : new ClientAbortException(0, "the connection closed before the request body ended", cause, true);
-      }
+      if (failure == null) failure = cause;
       dropQueue();
       changed.signalAll();
     } finally {
@@ -241,16 +194,12 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     } finally {
       lock.unlock();
     }
-    if (guard != null) {
-      guard.releaseReads(this);
-    } else {
-      request.resume();
-    }
+    flow.resumeBody();
   }
 
   // Call with the lock held.
   private void resumeIfDrained() {
-    if (paused && !resumeScheduled && !tooLarge && queued <= lowWater) {
+    if (paused && !resumeScheduled && !tooLarge && queued <= LOW_WATER) {
       resumeScheduled = true;
       loop.execute(this);
     }
@@ -312,7 +261,6 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
    * moves to the heap, so that it holds none of the connection's buffers. On the
    * event loop.
    */
-  @Override
   public void detach() {
     lock.lock();
     try {
@@ -320,7 +268,7 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
         discarding = true;
         dropQueue();
         resumeIfDrained();
-      } else if (guard != null && !moved) {
+      } else if (!moved) {
         // Nothing arrives after the end: from here on the queue holds heap copies only.
         moved = true;
         int n = queue.size();
@@ -340,7 +288,7 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
   private void sendContinue() {
     if (continuePending) {
       continuePending = false;
-      loop.execute(() -> request.response().writeContinue());
+      loop.execute(flow::sendContinue);
     }
   }
 
@@ -382,7 +330,7 @@ public final class StreamingBody extends InputStream implements Runnable, BodySi
     queued -= n;
     if (!head.isReadable()) {
       queue.poll();
-      drop(head);
+      head.release();
     }
   }
 

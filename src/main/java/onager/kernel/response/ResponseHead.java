@@ -9,7 +9,7 @@ import java.util.Map;
 import onager.kernel.http.Tokens;
 
 /**
- * A response's {@code :headers} value copied onto a Vert.x response in one pass,
+ * A response's {@code :headers} value copied into an answer's headers in one pass,
  * and what the pass saw: which headers the handler set itself, and the first
  * Content-Type and Content-Length values.
  *
@@ -106,7 +106,7 @@ public final class ResponseHead extends AFn {
     flags |= flag;
   }
 
-  // The value as it goes to Vert.x, checked: a remembered AsciiString, or the String itself.
+  // The value as it goes out, checked: a remembered AsciiString, or the String itself.
   private CharSequence wireValue(String name, String value) {
     if (strings == null) return checkedValue(name, value);
     AsciiString known = strings.value(value);

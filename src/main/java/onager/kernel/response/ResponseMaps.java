@@ -10,7 +10,7 @@ import java.nio.charset.UnsupportedCharsetException;
 import java.util.Map;
 import onager.kernel.http.ContentType;
 
-/** Reads a Ring response map: its status, its headers into Vert.x, its charset. */
+/** Reads a Ring response map: its status, its headers, its charset. */
 public final class ResponseMaps {
   private ResponseMaps() {}
 

@@ -11,7 +11,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import onager.kernel.http.Watermarks;
+import onager.kernel.limits.Watermarks;
 
 /**
  * The OutputStream a streamed response body is written to, from a thread that may
@@ -39,8 +39,8 @@ import onager.kernel.http.Watermarks;
  * response, a byte less would leave it waiting. Either fails the stream.
  */
 public final class ResponseStream extends OutputStream {
-  // 64 KiB: half the writes, tasks and completions of 32 KiB, measured about 10% less
-  // CPU for a 1 MiB body; what one socket read or write moves at most anyway.
+  // 64 KiB: half the writes, tasks and completions of 32 KiB; what one socket read or
+  // write moves at most anyway.
   static final int CHUNK = 64 * 1024;
   // A flush of fewer bytes (a line of a server-sent event stream) goes out as a small
   // heap copy, which Netty copies again on the event loop: a pooled buffer costs more

@@ -4,7 +4,7 @@ import clojure.lang.IFn;
 import clojure.lang.IPersistentMap;
 import clojure.lang.Keyword;
 import clojure.lang.PersistentArrayMap;
-import onager.kernel.server.HandlerMode;
+import onager.kernel.config.HandlerMode;
 
 /**
  * What one route does for one method: its handler (middleware applied), where it

@@ -6,8 +6,8 @@ import clojure.lang.IPersistentMap;
 import clojure.lang.Keyword;
 import clojure.lang.PersistentArrayMap;
 import java.util.Map;
-import onager.kernel.server.HandlerMode;
-import onager.kernel.server.HandlerModes;
+import onager.kernel.config.HandlerMode;
+import onager.kernel.config.HandlerModes;
 
 /**
  * A compiled route table, as a Ring handler with both arities. It matches the

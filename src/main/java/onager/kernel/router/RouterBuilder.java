@@ -8,7 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import onager.kernel.server.HandlerMode;
+import onager.kernel.config.HandlerMode;
 
 /**
  * Compiles a route table into a {@link Router}, once, at start-up. Each call adds

@@ -16,6 +16,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import onager.kernel.config.ServerConfig;
+import onager.kernel.exchange.Dispatcher;
 import onager.kernel.http1.Http1Limits;
 import onager.kernel.log.Logs;
 
@@ -98,8 +100,8 @@ public final class OnagerServer implements Closeable {
     return new HttpServerOptions()
         .setHost(config.host)
         .setPort(config.port)
-        // Idle connections are the ConnectionGuard's: it tells a connection waiting for
-        // its client from one waiting for a handler, which Vert.x's idle timeout does not.
+        // Idle connections are the connection's own clock's: it tells a connection waiting
+        // for its client from one waiting for a handler, which Vert.x's idle timeout does not.
         .setIdleTimeout(0)
         .setMaxHeaderSize(config.maxHeaderSize)
         .setMaxInitialLineLength(config.maxUriLength + REQUEST_LINE_SLACK)
@@ -114,10 +116,7 @@ public final class OnagerServer implements Closeable {
         // of every connection's pipeline, a handler each read and write would pass through.
         .setPerMessageWebSocketCompressionSupported(false)
         .setPerFrameWebSocketCompressionSupported(false)
-        .setTcpNoDelay(true)
-        // Every call the kernel makes into a connection is made on its event loop (see Exchange),
-        // so writes may skip Vert.x's cross-thread outbound queue.
-        .setStrictThreadMode(true);
+        .setTcpNoDelay(true);
   }
 
   private void addShutdownHook() {

@@ -5,14 +5,14 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.net.impl.ConnectionBase;
 import java.util.List;
+import onager.kernel.exchange.Dispatcher;
+import onager.kernel.exchange.VirtualStarts;
 import onager.kernel.http1.Http1Limits;
 import onager.kernel.http1.Http1Pipeline;
-import onager.kernel.http1.InvalidRequests;
 import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.response.HttpDate;
+import onager.kernel.vertx.VertxInternals;
 
 /**
  * One instance per event loop: each listens on the same address, and Vert.x
@@ -42,26 +42,23 @@ final class ServerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    var loop = ((ContextInternal) context).nettyEventLoop();
+    var loop = VertxInternals.eventLoop(context);
     RequestTimeouts t = requestTimeoutMs > 0 ? new RequestTimeouts(loop, requestTimeoutMs) : null;
     timeouts = t;
     dates = HttpDate.tickOn(loop);
     VirtualStarts starts = new VirtualStarts(loop, dispatcher.virtualThreads);
-    LoopShortcut shortcut = LoopShortcut.of(dispatcher, starts, t);
     HttpServer server = vertx.createHttpServer(options)
         .connectionHandler(connection -> {
-          var channel = ((ConnectionBase) connection).channel();
+          var channel = VertxInternals.channel(connection);
           // Request bodies hold the buffers they are read into until the handler takes them,
           // and response bodies are made ahead into pooled buffers: the adaptive allocator
-          // Netty uses by default frees and maps its chunks again under that (measured 7% of
-          // the CPU of 16 uploads in page faults), where the arena allocator reuses them.
+          // Netty uses by default frees and maps its chunks again under that, in page faults,
+          // where the arena allocator reuses them.
           if (ARENAS != null) channel.config().setAllocator(ARENAS);
-          var pipeline = channel.pipeline();
-          pipeline.addFirst(LingeringClose.NAME, new LingeringClose());
-          Http1Pipeline.install(pipeline, options.getHttp1Config(), limits, shortcut);
+          Http1Pipeline.install(channel.pipeline(), options.getHttp1Config(), limits, dispatcher, starts, t);
         })
-        .invalidRequestHandler(new InvalidRequests(limits.serverHeader()))
-        .requestHandler(request -> dispatcher.handle(request, t, starts, shortcut));
+        // Vert.x listens only with a request handler; its connections never reach it (see Http1Pipeline).
+        .requestHandler(request -> request.connection().close());
     servers.add(server);
     return server.listen();
   }
@@ -70,9 +67,8 @@ final class ServerVerticle extends VerticleBase {
    * {@code pooled}, when it pools direct memory; else null, and connections keep
    * Vert.x's allocator. Netty gives its default arena allocator no direct arenas
    * when direct memory is small (the JVM caps it at the heap's maximum), and
-   * then every buffer read or written is allocated and freed on its own:
-   * measured 8% more CPU per plaintext request at {@code -Xmx16m} than at
-   * {@code -Xmx512m}, against 1% with Vert.x's allocator.
+   * then every buffer read or written is allocated and freed on its own, which
+   * costs more CPU per request in a small heap than Vert.x's allocator does.
    */
   static PooledByteBufAllocator arenaAllocator(PooledByteBufAllocator pooled) {
     return pooled.isDirectBufferPooled() ? pooled : null;

@@ -1,12 +1,12 @@
-package onager.kernel.server;
+package onager.kernel.exchange;
 
 import clojure.lang.Keyword;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
 import io.vertx.core.net.HostAndPort;
 import java.util.Locale;
 import onager.kernel.http.ContentType;
-import onager.kernel.http1.Authority;
+import onager.kernel.http.Authority;
 
 /** Ring values derived from request fields, made once where they can be shared. */
 final class RequestValues {
@@ -36,11 +36,7 @@ final class RequestValues {
   }
 
   static String protocol(HttpVersion v) {
-    return switch (v) {
-      case HTTP_1_0 -> "HTTP/1.0";
-      case HTTP_1_1 -> "HTTP/1.1";
-      default -> "HTTP/2";
-    };
+    return v == HttpVersion.HTTP_1_1 ? "HTTP/1.1" : v == HttpVersion.HTTP_1_0 ? "HTTP/1.0" : v.text();
   }
 
   /**

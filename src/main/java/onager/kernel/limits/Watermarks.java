@@ -1,4 +1,4 @@
-package onager.kernel.http;
+package onager.kernel.limits;
 
 /**
  * How many body bytes one exchange may hold in memory before the side producing

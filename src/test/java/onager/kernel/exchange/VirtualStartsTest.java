@@ -1,4 +1,4 @@
-package onager.kernel.server;
+package onager.kernel.exchange;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package onager.kernel.server;
+package onager.kernel.config;
 
 import clojure.lang.IFn;
 import clojure.lang.Keyword;
@@ -12,37 +12,37 @@ import java.util.Map;
  * of its own and checks only that the values it cannot do without were given.
  */
 public final class ServerConfig {
-  final String host;
-  final int port;
-  final int eventLoops;
-  final HandlerMode handlerMode;
-  final int workerThreads;
-  final boolean async;
-  final long maxBody;
-  final int maxHeaderSize;
-  final int maxUriLength;
-  final int maxHeaderCount;
+  public final String host;
+  public final int port;
+  public final int eventLoops;
+  public final HandlerMode handlerMode;
+  public final int workerThreads;
+  public final boolean async;
+  public final long maxBody;
+  public final int maxHeaderSize;
+  public final int maxUriLength;
+  public final int maxHeaderCount;
   /** 0 for no limit. */
-  final int lowMemoryPercent;
-  final boolean decompressRequests;
+  public final int lowMemoryPercent;
+  public final boolean decompressRequests;
   // The timeouts are 0 for none.
-  final long idleTimeoutMs;
-  final long headerTimeoutMs;
-  final long bodyTimeoutMs;
-  final long requestTimeoutMs;
-  final long shutdownTimeoutMs;
-  final boolean shutdownHook;
+  public final long idleTimeoutMs;
+  public final long headerTimeoutMs;
+  public final long bodyTimeoutMs;
+  public final long requestTimeoutMs;
+  public final long shutdownTimeoutMs;
+  public final boolean shutdownHook;
   /** {@code null} sends no Server header. */
-  final String serverHeader;
+  public final String serverHeader;
   /** A Vert.x instance to share; {@code null} makes the server own one. */
-  final Vertx vertx;
+  public final Vertx vertx;
   /**
    * The fallback writer for body types the kernel does not know:
    * {@code (fn [body response output-stream])}, the user-space protocol dispatch.
    */
-  final IFn bodyWriter;
+  public final IFn bodyWriter;
   /** Where each request's route wants its handler to run; {@code null}: every request runs in the handler mode. */
-  final HandlerModes routeModes;
+  public final HandlerModes routeModes;
 
   private ServerConfig(Map<?, ?> options) {
     host = (String) given(options, "host");

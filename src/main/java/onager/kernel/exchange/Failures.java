@@ -1,6 +1,6 @@
-package onager.kernel.server;
+package onager.kernel.exchange;
 
-import io.vertx.core.http.HttpServerRequest;
+import io.netty.handler.codec.http.HttpRequest;
 import onager.kernel.limits.HeapPressure;
 import onager.kernel.log.Logs;
 import onager.kernel.request.BodyTooLargeException;
@@ -18,7 +18,7 @@ final class Failures {
   private Failures() {}
 
   /** Logs a failure of {@code request}'s handler as what it is; returns the status its client gets. */
-  static int report(HttpServerRequest request, Throwable cause) {
+  static int report(HttpRequest request, Throwable cause) {
     if (causedBy(cause, BodyTooLargeException.class)) {
       Logs.CLIENT.debug("413: the body of {} {} is over :max-body", request.method(), request.uri());
       return 413;
@@ -39,7 +39,7 @@ final class Failures {
   }
 
   /** Logs a failure that came after the response was under way. */
-  static void reportLate(HttpServerRequest request, Throwable cause) {
+  static void reportLate(HttpRequest request, Throwable cause) {
     if (ClientAbortException.isCause(cause)) {
       if (ClientAbortException.unlogged(cause)) clientAborted(request, cause, 0);
     } else {
@@ -53,7 +53,7 @@ final class Failures {
    * without the trace, since it is the client's doing. A client that left is logged by its
    * connection (see ClientAbortException#logged).
    */
-  static void clientAborted(HttpServerRequest request, Throwable cause, int status) {
+  static void clientAborted(HttpRequest request, Throwable cause, int status) {
     if (Logs.CLIENT.isDebugEnabled()) {
       Logs.CLIENT.debug("{} {}: {}{}", request.method(), request.uri(), reason(cause),
           status > 0 ? "; the client got " + status : "");

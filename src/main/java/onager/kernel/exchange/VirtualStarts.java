@@ -1,4 +1,4 @@
-package onager.kernel.server;
+package onager.kernel.exchange;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
@@ -13,32 +13,20 @@ import java.util.concurrent.ThreadFactory;
  * connections sent, and written what they could take) instead of one at a time.
  *
  * <p>Starting a virtual thread wakes the scheduler's carrier thread when it is
- * idle; the carrier then runs the handlers it finds and goes idle again, after
- * a spin. Where the carrier shares a core with the loop, a start per request
- * woke it for one or two handlers at a time: 0.55 thread switches per request
- * and 11.6 µs of CPU serving plaintext, against 0.20 and 9.2 µs when a turn's
- * requests start together (pinned to one core, 64 connections).
- *
- * <p>Even together, each start from the loop could wake the carrier, and the
- * woken carrier took the core from the loop at once (perf: 5.8 % of samples in
- * the switch out of the loop's {@code pthread_cond_signal}), ran the one
- * handler queued, and spun idle while the loop had the rest to start. So the
- * loop starts one thread per turn, and that thread starts the turn's others
- * before running its own handler: a thread started on a carrier goes to the
- * carrier's own queue without waking anyone. Plaintext then took 7.2 against
- * 8.7 µs of CPU per request (QUICK, 5 rounds, same run).
- *
- * <p>A writer woken from the loop cost the same switch: 1 MiB downloads in
- * :virtual mode, 16 connections, took 314 µs of CPU each (0.87 of raw Vert.x's
- * rate) with each writer woken by the loop, against 272 µs (1.00) with a
- * turn's writers woken by its first thread (QUICK, 6 rounds, same run).
+ * idle; where the carrier shares a core with the loop, a start per request woke
+ * it for one or two handlers at a time, and the woken carrier took the core from
+ * the loop while the loop still had the rest to start. So the loop starts one
+ * thread per turn, and that thread starts the turn's others before running its
+ * own handler: a thread started on a carrier goes to the carrier's own queue
+ * without waking anyone. Writers woken from the loop cost the same switch, so
+ * the turn's first thread wakes them too.
  *
  * <p>Handlers start in the order their requests came, a few microseconds later
  * than when read. The methods run on the event loop.
  */
-final class VirtualStarts implements Runnable {
+public final class VirtualStarts implements Runnable {
   /** What runs on a started thread, and what answers for it when no thread could be started. */
-  interface Task extends Runnable {
+  public interface Task extends Runnable {
     void failedToStart(Throwable cause);
   }
 
@@ -48,7 +36,7 @@ final class VirtualStarts implements Runnable {
   private final ArrayList<Task> pending = new ArrayList<>();
   private final ArrayList<Runnable> wakes = new ArrayList<>();
 
-  VirtualStarts(EventLoop loop, ThreadFactory threads) {
+  public VirtualStarts(EventLoop loop, ThreadFactory threads) {
     this.threads = threads;
     this.loop = loop instanceof SingleThreadEventLoop s ? s : null;
   }

@@ -1,9 +1,9 @@
-package onager.kernel.http1;
+package onager.kernel.http;
 
 /**
  * A request the server refuses to read on: the status it gets, and why. Thrown
  * inside the request decoder, where Netty turns it into a failed message that
- * {@link InvalidRequests} answers (and then the connection closes).
+ * the connection answers (and then the connection closes).
  */
 public final class RejectedRequestException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

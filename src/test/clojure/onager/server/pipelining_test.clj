@@ -1,9 +1,9 @@
-(ns onager.server.shortcut-test
-  "The kernel's shortcut past Vert.x's request and response objects: which
-  requests take it, that what they get is what the Vert.x path gives, byte for
-  byte, and that answers it cannot write itself go on to Vert.x in order; for
-  handlers on virtual threads, that one read's requests run in order on one
-  thread, and what ends such a run early."
+(ns onager.server.pipelining-test
+  "Pipelined requests (RFC 9112 §9.3.2): each runs where its handler mode says
+  and is answered in the order it came, whatever its answer; a read's requests
+  whose handlers run on virtual threads run in order on one thread, and what
+  ends such a run early; and how a request is framed (kept alive by default or
+  by a token list) changes neither the answer's bytes nor the request map."
   (:require [clojure.edn :as edn]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
@@ -12,69 +12,54 @@
   (:import [java.nio ByteBuffer]
            [java.nio.charset StandardCharsets]))
 
-(defn- via-shortcut?
-  "True when the handler was called by the shortcut's run of queued requests, not
-  by Vert.x's request handler (which a run on the loop may have led to)."
-  []
-  (= "onager.kernel.server.QueuedRun"
-     (some #(let [c (.getClassName ^StackTraceElement %)] (when (str/starts-with? c "onager.kernel.server.") c))
-           (.getStackTrace (Thread/currentThread)))))
-
-(defn- flagging [_request]
-  {:status 200 :headers {"X-Shortcut" (str (via-shortcut?))} :body "ok"})
-
-(defn- flags
-  "The X-Shortcut values of the responses to `text`, in order."
-  [server text]
-  (mapv second (re-seq #"(?i)x-shortcut: (\w+)" (:text (ts/raw server text {:quiet-ms 300})))))
-
 (defn- get-req [path & headers]
   (str "GET " path " HTTP/1.1\r\nHost: x\r\n" (str/join (map #(str % "\r\n") headers)) "\r\n"))
 
-;; "keep-alive" with another token: kept alive all the same, but not plain, so Vert.x answers.
+;; "keep-alive" with another token: kept alive all the same, but read token by token.
 (def ^:private not-plain "Connection: keep-alive, x")
 
-(deftest plain-requests-take-the-shortcut
+(defn- thread-kind
+  "Where the handler runs, told by its thread."
+  []
+  (let [t (Thread/currentThread)]
+    (cond (.isVirtual t) "virtual"
+          (str/starts-with? (.getName t) "onager-worker-") "worker"
+          (str/includes? (.getName t) "eventloop") "event-loop"
+          :else (.getName t))))
+
+(defn- where [request]
+  {:status 200 :headers {"X-Ran-On" (thread-kind)} :body (:uri request)})
+
+(defn- ran-on
+  "[uri thread-kind] of each response in `text`, in order."
+  [text]
+  (mapv (fn [[_ kind uri]] [uri kind]) (re-seq #"(?s)X-Ran-On: ([\w-]+)\r\n.*?\r\n\r\n(/[a-z0-9]+)" text)))
+
+(deftest one-reads-requests-run-where-their-routes-say-and-answer-in-order
+  (let [app (router/router [["/loop" {:get where :handler-mode :event-loop}]
+                            ["/v" {:get where :handler-mode :virtual}]
+                            ["/w" {:get where :handler-mode :worker}]
+                            ["/post" {:post where}]])]
+    (doseq [mode [:event-loop :virtual :worker]]
+      (ts/with-server [s app {:handler-mode mode}]
+        (let [{:keys [text closed?]}
+              (ts/raw s (str (get-req "/loop") (get-req "/v") (get-req "/v") (get-req "/w") (get-req "/loop")
+                             "POST /post HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nz" (get-req "/w"))
+                      {:quiet-ms 500})]
+          (is (= [["/loop" "event-loop"] ["/v" "virtual"] ["/v" "virtual"] ["/w" "worker"] ["/loop" "event-loop"]
+                  ["/post" (name mode)] ["/w" "worker"]]
+                 (ran-on text))
+              (name mode))
+          (is (not closed?)))))))
+
+(deftest async-handlers-answer-pipelined-requests-in-order
   (doseq [mode [:event-loop :virtual]]
-   (ts/with-server [s flagging {:handler-mode mode}]
-    (testing "HTTP/1.1 without a body, kept alive"
-      (is (= ["true"] (flags s (get-req "/"))))
-      (is (= ["true"] (flags s (get-req "/" "Content-Length: 0"))))
-      (is (= ["true"] (flags s (get-req "/" "Connection: Keep-Alive"))))
-      (is (= ["true"] (flags s "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"))))
-    (testing "anything else goes to Vert.x"
-      (is (= ["false"] (flags s (get-req "/" not-plain))))
-      (is (= ["false"] (flags s (get-req "/" "Connection: close"))))
-      (is (= ["false"] (flags s "GET / HTTP/1.0\r\n\r\n")))
-      (is (= ["false"] (flags s (get-req "/" "Expect: 100-continue" "Content-Length: 0"))))
-      (is (= ["false"] (flags s (get-req "/" "Upgrade: something" "Connection: upgrade"))))
-      (is (= ["false"] (flags s "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")))
-      (is (= ["false"] (flags s "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")))
-      (is (= [414] (ts/statuses (:text (ts/raw s (get-req (str "/" (apply str (repeat 9000 "a")))) {:quiet-ms 300}))))
-          "a URI over :max-uri-length is refused by the Vert.x path"))
-    (testing "a request behind one whose response is still owed waits its turn in Vert.x"
-      (let [text (str (get-req "/") (get-req "/") "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nz" (get-req "/"))]
-        ;; On the loop, Vert.x answers the POST within the read, and the last request finds
-        ;; nothing owed; on virtual threads the POST is still being answered when it comes.
-        (is (= ["true" "true" "false" (str (= mode :event-loop))] (flags s text)) (name mode))))))
-  (testing "only where sync handlers run on the event loop or on virtual threads (the default)"
-    (doseq [[opts taken] [[{} "true"] [{:handler-mode :worker} "false"]]]
-      (ts/with-server [s flagging opts]
-        (is (= [taken] (flags s (get-req "/"))) (pr-str opts))))
-    (doseq [mode [:event-loop :virtual]]
-      (ts/with-server [s (fn [request respond _raise] (respond (flagging request))) {:handler-mode mode :async? true}]
-        (is (= ["false"] (flags s (get-req "/"))) "async handlers answer through Vert.x"))))
-  (testing "routes whose sync handlers run on the loop or on virtual threads take it, the others do not"
-    (let [app (router/router [["/loop" {:get flagging}]
-                              ["/virtual" {:get flagging :handler-mode :virtual}]
-                              ["/worker" {:get flagging :handler-mode :worker}]])]
-      (ts/with-server [s app {:handler-mode :event-loop}]
-        ;; The last one waits in Vert.x behind the worker's answer.
-        (is (= ["true" "true" "false" "false"]
-               (flags s (str (get-req "/loop") (get-req "/virtual") (get-req "/worker") (get-req "/loop"))))))
-      (ts/with-server [s (router/router [["/loop" {:get flagging :handler-mode :event-loop}] ["/v" {:get flagging}]
-                                         ["/w" {:get flagging :handler-mode :worker}]]) {}]
-        (is (= ["true" "true" "false"] (flags s (str (get-req "/v") (get-req "/loop") (get-req "/w")))))))))
+    (ts/with-server [s (fn [request respond _raise]
+                         (future (Thread/sleep (if (= "/slow" (:uri request)) 100 0))
+                                 (respond {:status 200 :body (:uri request)})))
+                     {:handler-mode mode :async? true}]
+      (let [{:keys [text]} (ts/raw s (str (get-req "/slow") (get-req "/fast") (get-req "/slow")) {:quiet-ms 500})]
+        (is (re-find #"(?s)\r\n\r\n/slow.*\r\n\r\n/fast.*\r\n\r\n/slow$" text) (name mode))))))
 
 (def ^:private shapes
   "Responses with a body in memory, each at /N."
@@ -102,17 +87,17 @@
   [text]
   (str/replace text #"\r\ndate: [^\r]*" ""))
 
-(deftest the-same-bytes-as-through-vertx
+(deftest the-same-bytes-however-the-request-says-keep-alive
   (doseq [mode [:event-loop :virtual]]
    (ts/with-server [s shape-handler {:handler-mode mode}]
     (doseq [method ["GET" "HEAD"]
             i (range (count shapes))
             :let [req (fn [& headers] (str method " /" i " HTTP/1.1\r\nHost: x\r\n" (str/join (map #(str % "\r\n") headers)) "\r\n"))
-                  shortcut (:text (ts/raw s (req) {:quiet-ms 300}))
-                  through-vertx (:text (ts/raw s (req not-plain) {:quiet-ms 300}))]]
+                  plain (:text (ts/raw s (req) {:quiet-ms 300}))
+                  tokens (:text (ts/raw s (req not-plain) {:quiet-ms 300}))]]
       (testing (str (name mode) " " method " " (pr-str (shapes i)))
-        (is (str/starts-with? shortcut "HTTP/1.1 "))
-        (is (= (without-date through-vertx) (without-date shortcut))))))))
+        (is (str/starts-with? plain "HTTP/1.1 "))
+        (is (= (without-date tokens) (without-date plain))))))))
 
 (defn- echo-request [request]
   {:status 200
@@ -125,7 +110,7 @@
 (defn- request-map [server text]
   (edn/read-string (second (str/split (:text (ts/raw server text {:quiet-ms 300})) #"\r\n\r\n" 2))))
 
-(deftest the-same-request-map-as-through-vertx
+(deftest the-same-request-map-however-the-request-says-keep-alive
   (doseq [mode [:event-loop :virtual]]
    (ts/with-server [s echo-request {:handler-mode mode}]
     (doseq [[target & headers] [["/plain"]
@@ -138,11 +123,11 @@
                             (str/join (map #(str % "\r\n") (if (some #(str/starts-with? % "Host:") headers)
                                                              headers
                                                              (cons "Host: x" headers)))))
-                  shortcut (request-map s (str head "\r\n"))
-                  through-vertx (request-map s (str head not-plain "\r\n\r\n"))]]
+                  plain (request-map s (str head "\r\n"))
+                  tokens (request-map s (str head not-plain "\r\n\r\n"))]]
       (testing (str (name mode) " " target)
-        (is (= :get (:request-method shortcut)))
-        (is (= through-vertx shortcut)))))))
+        (is (= :get (:request-method plain)))
+        (is (= tokens plain)))))))
 
 (defn- mixed [request]
   (case (:uri request)
@@ -151,7 +136,7 @@
     "/bad" {:status "two hundred"}
     {:status 200 :body (str (:uri request) (when-let [b (:body request)] (slurp b)))}))
 
-(deftest what-the-shortcut-cannot-write-goes-on-in-order
+(deftest answers-of-every-kind-go-out-in-order
   (doseq [mode [:event-loop :virtual]]
    (ts/with-server [s mixed {:handler-mode mode}]
     (let [logs (ts/capture-logs
@@ -170,7 +155,7 @@
                    (is (not (str/includes? text "boom")) "no exception text on the wire")
                    (is (not closed?))))]
       (is (= 2 (count (ts/logged logs :level :error)))
-          "the throwing handler and the invalid response are logged, as on the Vert.x path")))))
+          "the throwing handler and the invalid response are logged")))))
 
 ;; ---- handlers on virtual threads: a read's requests run together ----
 

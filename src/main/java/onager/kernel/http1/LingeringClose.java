@@ -1,4 +1,4 @@
-package onager.kernel.server;
+package onager.kernel.http1;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;

@@ -1,4 +1,4 @@
-package onager.kernel.data;
+package onager.kernel.ring;
 
 import clojure.lang.Keyword;
 

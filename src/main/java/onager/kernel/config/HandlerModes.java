@@ -1,4 +1,4 @@
-package onager.kernel.server;
+package onager.kernel.config;
 
 import clojure.lang.IDeref;
 

@@ -1,4 +1,4 @@
-package onager.kernel.http1;
+package onager.kernel.http;
 
 /**
  * Checks a Host header value, or the authority of an absolute-form request
@@ -31,7 +31,7 @@ public final class Authority {
     return target.substring(start, end);
   }
 
-  static void check(String value) {
+  public static void check(String value) {
     int n = value.length();
     int i = 0;
     if (n > 0 && value.charAt(0) == '[') {

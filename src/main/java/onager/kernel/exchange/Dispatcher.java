@@ -1,0 +1,204 @@
+package onager.kernel.exchange;
+
+import clojure.lang.IFn;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.util.AsciiString;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import onager.kernel.request.InflatingBody;
+import onager.kernel.config.HandlerMode;
+import onager.kernel.config.HandlerModes;
+import onager.kernel.config.ServerConfig;
+
+/**
+ * The handler of a server and how it runs, shared by every event loop: checks
+ * the limits that can be checked before the handler runs, then starts
+ * exchanges on the thread their handler mode asks for.
+ */
+public final class Dispatcher {
+
+  final IFn handler;
+  final boolean async;
+  final HandlerMode mode;
+  /** Tells the mode of each request's route, before it runs; null when every request runs in {@link #mode}. */
+  final HandlerModes routeModes;
+  final long maxBody;
+  final int lowMemoryPercent;
+  final boolean decompress;
+  final int maxUriLength;
+  public final CharSequence serverHeader;
+  final IFn bodyWriter;
+  public final ThreadFactory virtualThreads = Thread.ofVirtual().name("onager-vt").factory();
+  final ExecutorService workers;
+
+  /** Set when the server stops: the last responses tell keep-alive clients to go. */
+  public volatile boolean draining;
+
+  public Dispatcher(IFn handler, ServerConfig config) {
+    this.handler = handler;
+    this.async = config.async;
+    this.mode = config.handlerMode;
+    this.routeModes = config.routeModes;
+    this.maxBody = config.maxBody;
+    this.lowMemoryPercent = config.lowMemoryPercent;
+    this.decompress = config.decompressRequests;
+    this.maxUriLength = config.maxUriLength;
+    this.serverHeader = config.serverHeader == null ? null : AsciiString.cached(config.serverHeader);
+    this.bodyWriter = config.bodyWriter;
+    // Route modes may ask for the pool; it starts no thread until a request needs one.
+    this.workers = mode == HandlerMode.WORKER || routeModes != null ? workerPool(config.workerThreads) : null;
+  }
+
+  private static ExecutorService workerPool(int threads) {
+    AtomicInteger count = new AtomicInteger();
+    ThreadFactory factory = r -> {
+      Thread t = new Thread(r, "onager-worker-" + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(
+        threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
+    // Threads start with the first requests and end when idle: an idle server holds none.
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
+  /** Where {@code x}'s handler runs: the one place the handler mode is chosen. */
+  HandlerMode modeOf(Exchange x) {
+    HandlerMode m = x.mode;
+    if (m == null) {
+      HandlerMode chosen = routeModes == null ? null : routeModes.modeFor(x.request.method().name(), x.uri());
+      m = chosen == null ? mode : chosen;
+      x.mode = m;
+    }
+    return m;
+  }
+
+  /**
+   * Checks the limits that can be checked before the handler runs; a request
+   * over one is refused (and the connection ends after the answer). True when
+   * {@code x} may run. On the event loop.
+   */
+  public boolean admit(Exchange x) {
+    if (x.request.uri().length() > maxUriLength) {
+      x.refuse(414, "URI longer than :max-uri-length");
+      return false;
+    }
+    if (!x.hasBody()) return true;
+    long length;
+    try {
+      length = declaredLength(x.header(HttpHeaderNames.CONTENT_LENGTH));
+    } catch (NumberFormatException e) {
+      x.refuse(400, "malformed Content-Length");
+      return false;
+    }
+    if (length > maxBody) {
+      x.refuse(413, "Content-Length over :max-body");
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * True when {@code x} may run with the exchanges before it in one
+   * {@link #startAll batch}: its handler is sync and it has no body.
+   */
+  public boolean batches(Exchange x) {
+    return !async && !x.hasBody();
+  }
+
+  /** True when {@code x} may join a batch that runs where {@code first}'s handler does. */
+  public boolean batchesWith(Exchange first, Exchange x) {
+    return batches(x) && modeOf(x) == modeOf(first);
+  }
+
+  /**
+   * Starts the handlers of {@code count} exchanges, in order, where their mode
+   * runs them ({@link #batchesWith}); each answers in turn. On the event loop.
+   */
+  public void startAll(Exchange[] xs, int count) {
+    Exchange first = xs[0];
+    switch (modeOf(first)) {
+      // On the loop a sync handler returns before anything could expire it: no clock.
+      case EVENT_LOOP -> {
+        // An answer that ends the connection leaves the requests after it unanswered: they do
+        // not run (RFC 9112 §9.6).
+        for (int i = 0; i < count && !xs[i].closed(); i++) xs[i].invoke();
+      }
+      case VIRTUAL -> first.starts.start(runOf(xs, count));
+      case WORKER -> workers.execute(runOf(xs, count));
+    }
+  }
+
+  /** Starts again the exchanges a slow handler's run left, if their connection is still open. On the event loop. */
+  void restartAll(Exchange[] xs) {
+    if (xs[0].closed()) return;
+    for (Exchange x : xs) x.stopClockForRestart();
+    startAll(xs, xs.length);
+  }
+
+  private static VirtualStarts.Task runOf(Exchange[] xs, int count) {
+    for (int i = 0; i < count; i++) xs[i].startClock();
+    return count == 1 ? xs[0] : new HandlerRun(java.util.Arrays.copyOf(xs, count));
+  }
+
+  /** Starts an exchange that runs alone: one with a body, or with an async handler. On the event loop. */
+  public void start(Exchange x) {
+    boolean hasBody = x.hasBody();
+    // AsciiString names: their hash is computed once, not on every request.
+    boolean expectContinue = hasBody && "100-continue".equalsIgnoreCase(x.header(HttpHeaderNames.EXPECT));
+    InflatingBody.Coding coding = hasBody && decompress ? takeCoding(x.request) : null;
+    switch (modeOf(x)) {
+      case EVENT_LOOP -> {
+        if (hasBody) {
+          // The handler cannot run before the body is in.
+          x.receiveThenInvoke(expectContinue);
+          if (coding != null) x.inflateBody(coding);
+        } else {
+          if (async) x.startClock();
+          x.invoke();
+        }
+      }
+      case VIRTUAL -> {
+        if (hasBody) x.streamBody(expectContinue);
+        if (coding != null) x.inflateBody(coding);
+        x.startClock();
+        x.starts.start(x);
+      }
+      case WORKER -> {
+        if (hasBody) x.streamBody(expectContinue);
+        if (coding != null) x.inflateBody(coding);
+        x.startClock();
+        workers.execute(x);
+      }
+    }
+  }
+
+  // A body coding the server decodes: the handler sees the body and headers as if
+  // it had been sent plain, its length unknown until read.
+  private static InflatingBody.Coding takeCoding(HttpRequest request) {
+    InflatingBody.Coding coding = InflatingBody.codingOf(request.headers().get(HttpHeaderNames.CONTENT_ENCODING));
+    if (coding != null) {
+      request.headers().remove(HttpHeaderNames.CONTENT_ENCODING);
+      request.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+    }
+    return coding;
+  }
+
+  private static long declaredLength(String header) {
+    if (header == null) return -1;
+    long n = Long.parseLong(header.trim());
+    if (n < 0) throw new NumberFormatException("negative");
+    return n;
+  }
+
+  /** Lets the worker threads end once their handlers return. */
+  public void shutdownWorkers() {
+    if (workers != null) workers.shutdown();
+  }
+}

@@ -1,0 +1,53 @@
+package onager.kernel.vertx;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.vertx.core.Context;
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.impl.headers.Http1xHeaders;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.net.impl.ConnectionBase;
+import io.vertx.core.net.impl.ShutdownEvent;
+
+/**
+ * The parts of Vert.x's implementation the kernel relies on, in one place, so
+ * that an upgrade of Vert.x that moves them breaks this class only. Vert.x keeps
+ * the event loops, deployment and listening; Onager takes each connection's
+ * pipeline from there (see {@code onager.kernel.http1.Http1Connection}).
+ */
+public final class VertxInternals {
+  private VertxInternals() {}
+
+  /** The Netty event loop a verticle's context runs on. */
+  public static EventLoop eventLoop(Context context) {
+    return ((ContextInternal) context).nettyEventLoop();
+  }
+
+  /** The channel under a connection Vert.x accepted, whose pipeline it has just built. */
+  public static Channel channel(HttpConnection connection) {
+    return ((ConnectionBase) connection).channel();
+  }
+
+  /**
+   * True for the event a Vert.x server sends each of its connections when it
+   * shuts down gracefully: stop taking requests, finish the ones in flight.
+   */
+  public static boolean isShutdown(Object event) {
+    return event instanceof ShutdownEvent;
+  }
+
+  /**
+   * Empty headers of the kind Vert.x's request decoder makes and its response
+   * encoder writes in one pass: both an {@link HttpHeaders} and a {@link MultiMap}.
+   */
+  public static HttpHeaders newHeaders() {
+    return Http1xHeaders.httpHeaders();
+  }
+
+  /** {@code headers} as a MultiMap: they are one already when Vert.x's decoder made them. */
+  public static MultiMap multiMap(HttpHeaders headers) {
+    return (MultiMap) headers;
+  }
+}
