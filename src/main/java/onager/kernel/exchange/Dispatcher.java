@@ -4,16 +4,18 @@ import clojure.lang.IFn;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.AsciiString;
+import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import onager.kernel.request.InflatingBody;
 import onager.kernel.config.HandlerMode;
 import onager.kernel.config.HandlerModes;
 import onager.kernel.config.ServerConfig;
+import onager.kernel.request.InflatingBody;
 
 /**
  * The handler of a server and how it runs, shared by every event loop: checks
@@ -131,7 +133,16 @@ public final class Dispatcher {
         for (int i = 0; i < count && !xs[i].closed(); i++) xs[i].invoke();
       }
       case VIRTUAL -> first.starts.start(runOf(xs, count));
-      case WORKER -> workers.execute(runOf(xs, count));
+      case WORKER -> execute(runOf(xs, count));
+    }
+  }
+
+  // The pool refuses work once the server has stopped: those requests get a 500.
+  private void execute(VirtualStarts.Task task) {
+    try {
+      workers.execute(task);
+    } catch (RejectedExecutionException e) {
+      task.failedToStart(e);
     }
   }
 
@@ -144,7 +155,7 @@ public final class Dispatcher {
 
   private static VirtualStarts.Task runOf(Exchange[] xs, int count) {
     for (int i = 0; i < count; i++) xs[i].startClock();
-    return count == 1 ? xs[0] : new HandlerRun(java.util.Arrays.copyOf(xs, count));
+    return count == 1 ? xs[0] : new HandlerRun(Arrays.copyOf(xs, count));
   }
 
   /** Starts an exchange that runs alone: one with a body, or with an async handler. On the event loop. */
@@ -174,7 +185,7 @@ public final class Dispatcher {
         if (hasBody) x.streamBody(expectContinue);
         if (coding != null) x.inflateBody(coding);
         x.startClock();
-        workers.execute(x);
+        execute(x);
       }
     }
   }

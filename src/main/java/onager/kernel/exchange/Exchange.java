@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
 import java.util.concurrent.RejectedExecutionException;
+import onager.kernel.config.HandlerMode;
 import onager.kernel.http.RequestTarget;
 import onager.kernel.limits.Deadline;
 import onager.kernel.limits.HeapPressure;
@@ -42,7 +43,6 @@ import onager.kernel.response.ResponseMaps;
 import onager.kernel.response.ResponseStream;
 import onager.kernel.response.Responses;
 import onager.kernel.ring.RingRequest;
-import onager.kernel.config.HandlerMode;
 
 /**
  * One request and its response, whatever protocol carries them: the request
@@ -96,10 +96,12 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   private int phase = RUN_HANDLER;
   private Object pending;
   // The server decided that the connection ends after this response.
-  private volatile boolean closeAfter;
+  private boolean closeAfter;
 
-  // The published answer, and the file after its head; taken once, on the loop.
-  private volatile HttpResponse answer;
+  // The published answer, and the file after its head; taken once, on the loop. Plain
+  // fields: a thread that publishes then tells the stream through a task on the loop,
+  // which makes them visible there; the loop may find them sooner, never later.
+  private HttpResponse answer;
   private DefaultFileRegion answerFile;
   // The stream went away (set on the loop, read by a batch's thread); the head of a
   // streamed body went out.

@@ -5,8 +5,8 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.vertx.core.net.HostAndPort;
 import java.util.Locale;
-import onager.kernel.http.ContentType;
 import onager.kernel.http.Authority;
+import onager.kernel.http.ContentType;
 
 /** Ring values derived from request fields, made once where they can be shared. */
 final class RequestValues {

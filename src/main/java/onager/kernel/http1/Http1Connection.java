@@ -366,7 +366,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
       // Nothing more of the body comes: holding the client back saves nothing now.
       bodyOf = null;
       input = lastRequest ? Input.CLOSED : Input.AWAITING;
-      if (bodyPaused) {
+      if (bodyPaused || writePaused) {
         bodyPaused = false;
         updateReading();
       }
@@ -450,8 +450,9 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
     }
   }
 
+  // A body still arrives whatever the client takes: its handler may answer as it reads.
   private void updateReading() {
-    boolean read = !(bodyPaused || heldPaused || writePaused) || closing;
+    boolean read = !(bodyPaused || heldPaused || writePaused && bodyOf == null) || closing;
     if (ctx.channel().config().isAutoRead() != read) ctx.channel().config().setAutoRead(read);
   }
 
@@ -527,7 +528,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    // A client that takes no answers is sent no more of them: it is read no more either.
+    // A client that takes no answers is sent no more of them: its next requests are not read.
     writePaused = !ctx.channel().isWritable();
     updateReading();
   }

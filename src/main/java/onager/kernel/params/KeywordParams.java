@@ -1,14 +1,14 @@
 package onager.kernel.params;
 
+import clojure.lang.IMapEntry;
 import clojure.lang.IPersistentMap;
 import clojure.lang.IPersistentVector;
+import clojure.lang.ISeq;
 import clojure.lang.ITransientCollection;
 import clojure.lang.ITransientMap;
-import clojure.lang.IMapEntry;
 import clojure.lang.PersistentArrayMap;
 import clojure.lang.PersistentHashMap;
 import clojure.lang.PersistentVector;
-import clojure.lang.ISeq;
 import onager.kernel.ring.Keywords;
 
 /**
