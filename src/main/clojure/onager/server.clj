@@ -10,7 +10,8 @@
   REPL takes effect on the next request, without a restart."
   (:require [onager.options :as options]
             [onager.protocols :as protocols]
-            [onager.server.options :as server-options])
+            [onager.server.options :as server-options]
+            [onager.server.tls-options :as tls-options])
   (:import [onager.kernel.config HandlerModes ServerConfig]
            [onager.kernel.server OnagerServer]))
 
@@ -42,12 +43,16 @@
   Bad options throw an ex-info naming the key, the value and what is allowed
   (its data has :onager/error). So does an address it cannot listen on, as in
   \"cannot listen on 127.0.0.1:8080: address already in use\" (data
-  {:onager/error :cannot-listen :host :port}). The options:"
+  {:onager/error :cannot-listen :host :port}), and a TLS certificate, key or
+  trust store that cannot be used, naming the option and the file (data
+  {:onager/error :invalid-tls :key :file}). doc/tls.md shows TLS set-ups. The options:"
   ^OnagerServer [handler opts]
   (when-not (ifn? handler)
     (throw (ex-info (str "The handler must be a function or a var, not " (pr-str handler))
                     {:onager/error :invalid-handler :value handler})))
-  (OnagerServer/start handler (config handler (options/validate server-options/table opts server-options/foreign))))
+  (let [validated (options/validate server-options/table opts server-options/foreign)]
+    (tls-options/check opts validated)
+    (OnagerServer/start handler (config handler validated))))
 
 (alter-meta! #'start update :doc str "\n\n" (options/docstring server-options/table))
 
@@ -60,6 +65,24 @@
   (.stop server))
 
 (defn port
-  "The port `server` listens on: the one the OS chose when :port was 0."
+  "The port `server` listens on in clear text: the one the OS chose when :port
+  was 0; -1 when :port was nil (TLS only)."
   [^OnagerServer server]
   (.port server))
+
+(defn ssl-port
+  "The port `server` listens on with TLS: the one the OS chose when :ssl-port
+  was 0; -1 without :ssl-port."
+  [^OnagerServer server]
+  (.sslPort server))
+
+(defn reload-ssl!
+  "Reads the TLS certificates, keys and trust of `server` again from the files
+  its options name (:ssl-cert, :ssl-key, :keystore, :ssl-ca, :truststore and
+  the :sni entries'): connections accepted from now on get them, open ones keep
+  theirs and are not dropped. When one cannot be used, throws the ex-info start
+  would (naming the option and the file) and the server keeps the certificates
+  it had. :ssl-reload-on-change? true does this whenever the files change.
+  Returns nil."
+  [^OnagerServer server]
+  (.reloadTls server))

@@ -1,7 +1,8 @@
 (ns onager.server.options
   "The options of `onager.server/start`: validation, defaults and documentation
   all come from `table`."
-  (:require [clojure.string :as str])
+  (:require [clojure.string :as str]
+            [onager.server.tls-options :as tls-options])
   (:import [io.vertx.core Vertx]
            [onager.kernel.config HandlerMode HandlerModes]))
 
@@ -20,8 +21,8 @@
    :valid? #(some? (HandlerMode/of %))
    :allowed (str "one of " (str/join ", " (map #(.-keyword ^HandlerMode %) (HandlerMode/values))))})
 
-(def table
-  "The server options, in the order the docs show them. See `onager.options`."
+(def ^:private http-table
+  "The server options but TLS's, in the order the docs show them."
   [{:key :host
     :default "0.0.0.0"
     :valid? #(and (string? %) (seq %))
@@ -29,9 +30,10 @@
     :doc "Address to listen on; \"0.0.0.0\" is every IPv4 interface, \"127.0.0.1\" only this machine."}
    {:key :port
     :default 8080
-    :valid? (int-in 0 65535)
-    :allowed "an integer from 0 to 65535"
-    :doc "TCP port to listen on; 0 binds a free port, which `onager.server/port` tells."}
+    :valid? #(or (nil? %) ((int-in 0 65535) %))
+    :allowed "an integer from 0 to 65535, or nil with :ssl-port"
+    :doc (str "TCP port to listen on in clear text; 0 binds a free port, which `onager.server/port` tells. "
+              "nil: none, the server listens on :ssl-port only.")}
    {:key :event-loops
     :default cpus
     :default-doc "number of CPUs"
@@ -152,8 +154,15 @@
     :allowed "an io.vertx.core.Vertx instance, or nil"
     :doc "Run on this Vert.x instance instead of a new one; `stop` then leaves it open."}])
 
+(def table
+  "The server options, in the order the docs show them, the TLS ones
+  (`onager.server.tls-options`) last. See `onager.options`."
+  (into http-table tls-options/table))
+
 (def foreign
   "Options other Ring adapters take that `start` does not, each with what to do
   instead, for the message that refuses it (see `onager.options/validate`)."
-  {:join? (str "Onager's start never blocks (ring-jetty's :join? true did): drop :join?, "
-               "and keep the server, (def s (server/start ...)), to stop it with (server/stop s).")})
+  (merge
+   {:join? (str "Onager's start never blocks (ring-jetty's :join? true did): drop :join?, "
+                "and keep the server, (def s (server/start ...)), to stop it with (server/stop s).")}
+   tls-options/foreign))

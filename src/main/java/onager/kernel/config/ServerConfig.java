@@ -13,7 +13,10 @@ import java.util.Map;
  */
 public final class ServerConfig {
   public final String host;
+  /** The clear-text port; -1 when there is no clear-text listener (TLS only). */
   public final int port;
+  /** The TLS listener's options; null when there is none. */
+  public final TlsConfig tls;
   public final int eventLoops;
   public final HandlerMode handlerMode;
   public final int workerThreads;
@@ -46,7 +49,8 @@ public final class ServerConfig {
 
   private ServerConfig(Map<?, ?> options) {
     host = (String) given(options, "host");
-    port = integer(options, "port");
+    port = options.get(key("port")) == null ? -1 : integer(options, "port");
+    tls = TlsConfig.from(options);
     eventLoops = integer(options, "event-loops");
     handlerMode = HandlerMode.of(given(options, "handler-mode"));
     workerThreads = integer(options, "worker-threads");

@@ -21,6 +21,7 @@ import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.Charset;
+import java.security.cert.X509Certificate;
 import java.util.concurrent.RejectedExecutionException;
 import onager.kernel.config.HandlerMode;
 import onager.kernel.http.RequestTarget;
@@ -296,6 +297,11 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   @Override
   public boolean secure() {
     return stream.secure();
+  }
+
+  @Override
+  public X509Certificate sslClientCert() {
+    return stream.clientCertificate();
   }
 
   @Override

@@ -4,6 +4,7 @@ import clojure.lang.IPersistentMap;
 import clojure.lang.Keyword;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import java.io.InputStream;
+import java.security.cert.X509Certificate;
 import onager.kernel.ring.RequestSource;
 import onager.kernel.ring.RingKeys;
 
@@ -25,6 +26,8 @@ interface RequestFields extends RequestSource {
 
   boolean secure();
 
+  X509Certificate sslClientCert();
+
   Keyword requestMethod();
 
   String protocol();
@@ -36,9 +39,10 @@ interface RequestFields extends RequestSource {
   /** The first value of request header {@code name} (lower case), or null. */
   String header(CharSequence name);
 
+  // A TLS request has :ssl-client-cert, nil when the client sent none, as ring-servlet's has.
   @Override
   default int presentKeys() {
-    return RingKeys.PLAIN_HTTP;
+    return secure() ? RingKeys.TLS : RingKeys.PLAIN_HTTP;
   }
 
   @Override
@@ -57,6 +61,7 @@ interface RequestFields extends RequestSource {
       case RingKeys.CONTENT_TYPE -> header(HttpHeaderNames.CONTENT_TYPE);
       case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(header(HttpHeaderNames.CONTENT_LENGTH));
       case RingKeys.CHARACTER_ENCODING -> RequestValues.characterEncoding(header(HttpHeaderNames.CONTENT_TYPE));
+      case RingKeys.SSL_CLIENT_CERT -> sslClientCert();
       default -> null;
     };
   }

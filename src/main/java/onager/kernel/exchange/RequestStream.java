@@ -3,6 +3,10 @@ package onager.kernel.exchange;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.ssl.SslHandler;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The protocol side of the exchanges it carries: how their requests arrived and
@@ -18,6 +22,22 @@ public interface RequestStream {
 
   /** True when the connection is TLS. */
   boolean secure();
+
+  /**
+   * The certificate the client presented in the TLS handshake (mutual TLS), or
+   * null: none asked for, none sent, or no TLS. The channel's TLS session has
+   * it, whatever protocol runs over it. From any thread.
+   */
+  default X509Certificate clientCertificate() {
+    SslHandler tls = channel().pipeline().get(SslHandler.class);
+    if (tls == null) return null;
+    try {
+      Certificate[] chain = tls.engine().getSession().getPeerCertificates();
+      return chain.length > 0 && chain[0] instanceof X509Certificate leaf ? leaf : null;
+    } catch (SSLPeerUnverifiedException none) {
+      return null;
+    }
+  }
 
   /**
    * Exchanges have {@link Exchange#takeAnswer answers} published: write those

@@ -25,8 +25,11 @@ public final class RingKeys {
   public static final int SSL_CLIENT_CERT = 13;
   public static final int COUNT = 14;
 
-  /** Every key but {@code :ssl-client-cert}, which only TLS with client auth has. */
+  /** Every key but {@code :ssl-client-cert}, which only TLS has. */
   public static final int PLAIN_HTTP = (1 << SSL_CLIENT_CERT) - 1;
+
+  /** Every key: a request over TLS. */
+  public static final int TLS = PLAIN_HTTP | 1 << SSL_CLIENT_CERT;
 
   static final Keyword[] KEYWORDS = {
     Keyword.intern("server-port"),

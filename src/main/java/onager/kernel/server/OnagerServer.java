@@ -1,5 +1,6 @@
 package onager.kernel.server;
 
+import clojure.lang.ExceptionInfo;
 import clojure.lang.IFn;
 import io.vertx.core.Context;
 import io.vertx.core.DeploymentOptions;
@@ -16,14 +17,18 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import onager.kernel.config.ServerConfig;
 import onager.kernel.exchange.Dispatcher;
 import onager.kernel.http1.Http1Limits;
 import onager.kernel.log.Logs;
+import onager.kernel.tls.CertificateWatch;
+import onager.kernel.tls.Certificates;
 
 /**
- * A running Onager server: one listening Vert.x HTTP server per event loop, all
- * handing requests to one {@link Dispatcher}. {@link #close} is a graceful stop.
+ * A running Onager server: one listening Vert.x HTTP server per event loop and
+ * listener (clear text, TLS), all handing requests to one {@link Dispatcher}.
+ * {@link #close} is a graceful stop.
  */
 public final class OnagerServer implements Closeable {
   // Room for the method and version around a URI of the longest allowed length.
@@ -35,50 +40,66 @@ public final class OnagerServer implements Closeable {
   private final boolean ownsVertx;
   private final String deploymentId;
   private final List<HttpServer> servers;
+  private final List<HttpServer> tlsServers;
   private final Dispatcher dispatcher;
   private final ServerConfig config;
   private final int port;
+  private final int sslPort;
+  // Null without TLS; the watch null unless :ssl-reload-on-change? asks for it.
+  private final Certificates certificates;
+  private final CertificateWatch watch;
   private final AtomicBoolean stopped = new AtomicBoolean();
   // The JVM shutdown hook that stops this server, when asked for; null otherwise.
   private volatile Thread shutdownHook;
 
   private OnagerServer(Vertx vertx, boolean ownsVertx, String deploymentId, List<HttpServer> servers,
-                       Dispatcher dispatcher, ServerConfig config) {
+                       List<HttpServer> tlsServers, Dispatcher dispatcher, ServerConfig config,
+                       Certificates certificates) {
     this.vertx = vertx;
     this.ownsVertx = ownsVertx;
     this.deploymentId = deploymentId;
     this.servers = servers;
+    this.tlsServers = tlsServers;
     this.dispatcher = dispatcher;
     this.config = config;
-    this.port = servers.get(0).actualPort();
+    this.port = servers.isEmpty() ? -1 : servers.get(0).actualPort();
+    this.sslPort = tlsServers.isEmpty() ? -1 : tlsServers.get(0).actualPort();
+    this.certificates = certificates;
+    this.watch = certificates != null && config.tls.reloadOnChange ? CertificateWatch.start(certificates) : null;
   }
 
   /**
    * Starts a server and returns once it listens. {@code handler} is called with
    * each request map (and respond and raise when {@code config} says async).
    * When it cannot listen (the port is taken, the address is not this
-   * machine's), throws an ex-info that says where and why (see {@link ListenFailure}).
+   * machine's), throws an ex-info that says where and why (see {@link ListenFailure});
+   * when a TLS certificate, key or trust store cannot be used, one that names
+   * the option and the file.
    */
   public static OnagerServer start(IFn handler, ServerConfig config) {
     refuseEventLoop("start");
+    Certificates certificates = config.tls == null ? null : Certificates.load(config.tls, ConnectionSetup.ALPN);
     boolean owns = config.vertx == null;
     Vertx vertx = owns ? Vertx.vertx(vertxOptions(config)) : config.vertx;
     Dispatcher dispatcher = new Dispatcher(handler, config);
     List<HttpServer> servers = new CopyOnWriteArrayList<>();
+    List<HttpServer> tlsServers = new CopyOnWriteArrayList<>();
     HttpServerOptions options = serverOptions(config);
+    HttpServerOptions tlsOptions = config.tls == null ? null : new HttpServerOptions(options).setPort(config.tls.port);
     Http1Limits limits = new Http1Limits(config.maxHeaderCount, config.headerTimeoutMs, config.bodyTimeoutMs,
         config.idleTimeoutMs, dispatcher.serverHeader, config.shutdownTimeoutMs);
     try {
       String id = await(vertx.deployVerticle(
-          () -> new ServerVerticle(options, dispatcher, servers, limits, config.requestTimeoutMs),
+          () -> new ServerVerticle(config.port < 0 ? null : options, tlsOptions, certificates, dispatcher, servers,
+              tlsServers, limits, config.requestTimeoutMs),
           new DeploymentOptions().setInstances(config.eventLoops)), STEP_TIMEOUT_MS);
-      OnagerServer server = new OnagerServer(vertx, owns, id, servers, dispatcher, config);
+      OnagerServer server = new OnagerServer(vertx, owns, id, servers, tlsServers, dispatcher, config, certificates);
       if (config.shutdownHook) server.addShutdownHook();
       return server;
     } catch (RuntimeException e) {
       dispatcher.shutdownWorkers();
       if (owns) vertx.close();
-      throw ListenFailure.of(config.host, config.port, e);
+      throw e instanceof ExceptionInfo said ? said : ListenFailure.of(config.host, config.port, e);
     }
   }
 
@@ -99,7 +120,7 @@ public final class OnagerServer implements Closeable {
   private static HttpServerOptions serverOptions(ServerConfig config) {
     return new HttpServerOptions()
         .setHost(config.host)
-        .setPort(config.port)
+        .setPort(Math.max(config.port, 0))
         // Idle connections are the connection's own clock's: it tells a connection waiting
         // for its client from one waiting for a handler, which Vert.x's idle timeout does not.
         .setIdleTimeout(0)
@@ -124,14 +145,33 @@ public final class OnagerServer implements Closeable {
       Logs.SERVER.info("JVM shutting down: stopping {} gracefully", this);
       stop();
       Logs.SERVER.info("stopped {}", this);
-    }, "onager-shutdown-" + port);
+    }, "onager-shutdown-" + (port >= 0 ? port : sslPort));
     shutdownHook = hook;
     Runtime.getRuntime().addShutdownHook(hook);
   }
 
-  /** The port the server listens on (the one the OS chose when asked for port 0). */
+  /**
+   * The port the server listens on in clear text (the one the OS chose when
+   * asked for port 0); -1 when it listens on TLS only.
+   */
   public int port() {
     return port;
+  }
+
+  /** The port the server listens on with TLS, as {@link #port}; -1 without TLS. */
+  public int sslPort() {
+    return sslPort;
+  }
+
+  /**
+   * Reads the TLS certificates, keys and trust from their files again: the
+   * connections accepted from now on get them, the open ones keep theirs. When
+   * one cannot be used, throws an ex-info naming the option and the file, and
+   * the server goes on with the certificates it had.
+   */
+  public void reloadTls() {
+    if (certificates == null) throw new IllegalStateException(this + " has no TLS listener (:ssl-port)");
+    certificates.reload();
   }
 
   /** The Vert.x instance the server runs on: the escape hatch for what Onager does not wrap. */
@@ -157,9 +197,11 @@ public final class OnagerServer implements Closeable {
       }
     }
     dispatcher.draining = true;
+    if (watch != null) watch.close();
     Duration grace = Duration.ofMillis(config.shutdownTimeoutMs);
     try {
-      List<Future<Void>> shutdowns = servers.stream().map(s -> s.shutdown(grace)).toList();
+      List<Future<Void>> shutdowns = Stream.concat(servers.stream(), tlsServers.stream())
+          .map(s -> s.shutdown(grace)).toList();
       await(Future.join(shutdowns), config.shutdownTimeoutMs + STEP_TIMEOUT_MS);
       await(vertx.undeploy(deploymentId), STEP_TIMEOUT_MS);
     } finally {
@@ -175,7 +217,8 @@ public final class OnagerServer implements Closeable {
 
   @Override
   public String toString() {
-    return "#<OnagerServer " + config.host + ":" + port + (stopped.get() ? " stopped>" : ">");
+    return "#<OnagerServer " + config.host + (port >= 0 ? ":" + port : "") + (sslPort >= 0 ? " tls:" + sslPort : "")
+        + (stopped.get() ? " stopped>" : ">");
   }
 
   private static void refuseEventLoop(String what) {

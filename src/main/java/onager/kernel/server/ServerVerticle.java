@@ -1,17 +1,19 @@
 package onager.kernel.server;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import java.util.List;
+import java.util.function.Consumer;
 import onager.kernel.exchange.Dispatcher;
 import onager.kernel.exchange.VirtualStarts;
 import onager.kernel.http1.Http1Limits;
-import onager.kernel.http1.Http1Pipeline;
 import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.response.HttpDate;
+import onager.kernel.tls.Certificates;
 import onager.kernel.vertx.VertxInternals;
 
 /**
@@ -23,19 +25,27 @@ import onager.kernel.vertx.VertxInternals;
 final class ServerVerticle extends VerticleBase {
   private static final PooledByteBufAllocator ARENAS = arenaAllocator(PooledByteBufAllocator.DEFAULT);
 
+  // Null when there is no clear-text listener; the TLS listener's and its certificates, null without TLS.
   private final HttpServerOptions options;
+  private final HttpServerOptions tlsOptions;
+  private final Certificates certificates;
   private final Dispatcher dispatcher;
   private final List<HttpServer> servers;
+  private final List<HttpServer> tlsServers;
   private final Http1Limits limits;
   private final long requestTimeoutMs;
   private RequestTimeouts timeouts;
   private HttpDate.Ticker dates;
 
-  ServerVerticle(HttpServerOptions options, Dispatcher dispatcher, List<HttpServer> servers, Http1Limits limits,
+  ServerVerticle(HttpServerOptions options, HttpServerOptions tlsOptions, Certificates certificates,
+                 Dispatcher dispatcher, List<HttpServer> servers, List<HttpServer> tlsServers, Http1Limits limits,
                  long requestTimeoutMs) {
     this.options = options;
+    this.tlsOptions = tlsOptions;
+    this.certificates = certificates;
     this.dispatcher = dispatcher;
     this.servers = servers;
+    this.tlsServers = tlsServers;
     this.limits = limits;
     this.requestTimeoutMs = requestTimeoutMs;
   }
@@ -47,7 +57,17 @@ final class ServerVerticle extends VerticleBase {
     timeouts = t;
     dates = HttpDate.tickOn(loop);
     VirtualStarts starts = new VirtualStarts(loop, dispatcher.virtualThreads);
-    HttpServer server = vertx.createHttpServer(options)
+    HttpServerOptions any = options != null ? options : tlsOptions;
+    ConnectionSetup setup = new ConnectionSetup(any.getHttp1Config(), limits, dispatcher, starts, t, certificates,
+        limits.headerTimeoutMs());
+    Future<?> clear = options == null ? Future.succeededFuture() : listen(options, servers, setup::clearText);
+    Future<?> tls = tlsOptions == null ? Future.succeededFuture() : listen(tlsOptions, tlsServers, setup::tls);
+    return Future.all(clear, tls);
+  }
+
+  private Future<HttpServer> listen(HttpServerOptions on, List<HttpServer> into,
+                                    Consumer<Channel> setup) {
+    HttpServer server = vertx.createHttpServer(on)
         .connectionHandler(connection -> {
           var channel = VertxInternals.channel(connection);
           // Request bodies hold the buffers they are read into until the handler takes them,
@@ -55,12 +75,12 @@ final class ServerVerticle extends VerticleBase {
           // Netty uses by default frees and maps its chunks again under that, in page faults,
           // where the arena allocator reuses them.
           if (ARENAS != null) channel.config().setAllocator(ARENAS);
-          Http1Pipeline.install(channel.pipeline(), options.getHttp1Config(), limits, dispatcher, starts, t);
+          setup.accept(channel);
         })
         // Vert.x listens only with a request handler; its connections never reach it (see Http1Pipeline).
         .requestHandler(request -> request.connection().close());
-    servers.add(server);
-    return server.listen();
+    into.add(server);
+    return server.listen().recover(e -> Future.failedFuture(ListenFailure.of(on.getHost(), on.getPort(), e)));
   }
 
   /**

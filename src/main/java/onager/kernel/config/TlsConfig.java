@@ -1,0 +1,121 @@
+package onager.kernel.config;
+
+import clojure.lang.Keyword;
+import java.io.File;
+import java.security.KeyStore;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.net.ssl.SSLContext;
+
+/**
+ * The TLS listener's options, as validated by the options table: where its
+ * certificates come from and how it talks TLS. The table checks each value; the
+ * kernel ({@code onager.kernel.tls}) reads the files and fails start naming the
+ * option and the file when one is wrong.
+ */
+public final class TlsConfig {
+  /** How the server asks for a client certificate (RFC 8446 §4.3.2). */
+  public enum ClientAuth { NONE, REQUEST, REQUIRE }
+
+  /**
+   * One certificate with its key: PEM files, a keystore, or a ready
+   * {@link SSLContext}; exactly one of the three is set.
+   */
+  public static final class Identity {
+    /** PEM files (paths), and the key's password or null. */
+    public final String cert;
+    public final String key;
+    public final String keyPassword;
+    /** A keystore: a path or a {@link KeyStore}; its type or null to infer it. */
+    public final Object keystore;
+    public final String keystoreType;
+    public final SSLContext context;
+
+    Identity(Map<?, ?> options) {
+      cert = path(options.get(key("ssl-cert")));
+      key = path(options.get(key("ssl-key")));
+      keyPassword = (String) options.get(key("key-password"));
+      Object store = options.get(key("keystore"));
+      keystore = store instanceof KeyStore ? store : path(store);
+      keystoreType = (String) options.get(key("keystore-type"));
+      context = (SSLContext) options.get(key("ssl-context"));
+    }
+
+    /** The files this identity is read from, to watch for changes. */
+    public List<String> files() {
+      List<String> files = new ArrayList<>(2);
+      if (cert != null) files.add(cert);
+      if (key != null) files.add(key);
+      if (keystore instanceof String s) files.add(s);
+      return files;
+    }
+  }
+
+  /** The TLS port; 0 binds a free one. */
+  public final int port;
+  /** The certificate for clients that name no server, or one {@link #sni} does not know. */
+  public final Identity identity;
+  /** Server name (or {@code *.domain} wildcard) to its certificate, in the order given. */
+  public final Map<String, Identity> sni;
+  public final ClientAuth clientAuth;
+  /** The client certificates' trust: a truststore (path or {@link KeyStore}) or a CA PEM file; null when none. */
+  public final Object truststore;
+  public final String trustPassword;
+  public final String ca;
+  public final List<String> protocols;
+  /** Null for the provider's defaults. */
+  public final List<String> ciphers;
+  public final boolean openssl;
+  public final boolean reloadOnChange;
+
+  private TlsConfig(Map<?, ?> options) {
+    port = ((Number) options.get(key("ssl-port"))).intValue();
+    identity = new Identity(options);
+    Map<String, Identity> names = new LinkedHashMap<>();
+    if (options.get(key("sni")) instanceof Map<?, ?> m) {
+      for (Map.Entry<?, ?> e : m.entrySet()) names.put((String) e.getKey(), new Identity((Map<?, ?>) e.getValue()));
+    }
+    sni = Collections.unmodifiableMap(names);
+    clientAuth = ClientAuth.valueOf(((Keyword) options.get(key("client-auth"))).getName().toUpperCase());
+    Object trust = options.get(key("truststore"));
+    truststore = trust instanceof KeyStore ? trust : path(trust);
+    trustPassword = (String) options.get(key("trust-password"));
+    ca = path(options.get(key("ssl-ca")));
+    protocols = strings(options.get(key("ssl-protocols")));
+    ciphers = strings(options.get(key("ssl-ciphers")));
+    openssl = options.get(key("ssl-provider")) == key("openssl");
+    reloadOnChange = Boolean.TRUE.equals(options.get(key("ssl-reload-on-change?")));
+  }
+
+  /** The TLS options in the validated server options, or null when {@code :ssl-port} is not given. */
+  public static TlsConfig from(Map<?, ?> options) {
+    return options.get(key("ssl-port")) == null ? null : new TlsConfig(options);
+  }
+
+  /** Every file the certificates and the trust are read from. */
+  public List<String> files() {
+    List<String> files = new ArrayList<>(identity.files());
+    for (Identity i : sni.values()) files.addAll(i.files());
+    if (truststore instanceof String s) files.add(s);
+    if (ca != null) files.add(ca);
+    return files;
+  }
+
+  private static Keyword key(String name) {
+    return Keyword.intern(name);
+  }
+
+  private static String path(Object value) {
+    return value instanceof File f ? f.getPath() : (String) value;
+  }
+
+  private static List<String> strings(Object value) {
+    if (value == null) return null;
+    List<String> out = new ArrayList<>();
+    for (Object o : (Iterable<?>) value) out.add((String) o);
+    return List.copyOf(out);
+  }
+}

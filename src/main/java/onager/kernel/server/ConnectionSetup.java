@@ -1,0 +1,62 @@
+package onager.kernel.server;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
+import io.vertx.core.http.Http1ServerConfig;
+import java.util.List;
+import java.util.function.Consumer;
+import onager.kernel.exchange.Dispatcher;
+import onager.kernel.exchange.VirtualStarts;
+import onager.kernel.http1.Http1Limits;
+import onager.kernel.http1.Http1Pipeline;
+import onager.kernel.limits.RequestTimeouts;
+import onager.kernel.tls.Alpn;
+import onager.kernel.tls.Certificates;
+import onager.kernel.tls.TlsFront;
+
+/**
+ * What an accepted connection's pipeline becomes, by the listener that accepted
+ * it: HTTP/1.1 at once in clear text; on the TLS port the handshake first, then
+ * the protocol ALPN chose. One per event loop.
+ */
+final class ConnectionSetup {
+  // HTTP/2 over TLS plugs in here: its installer, which makes Alpn offer "h2" as well.
+  private static final Consumer<ChannelPipeline> H2 = null;
+
+  /** The protocols the TLS listener offers by ALPN. */
+  static final List<String> ALPN = Alpn.protocols(H2 != null);
+
+  private final Http1ServerConfig http1;
+  private final Http1Limits limits;
+  private final Dispatcher dispatcher;
+  private final VirtualStarts starts;
+  private final RequestTimeouts timeouts;
+  private final Certificates certificates;
+  private final long handshakeTimeoutMs;
+  private final Consumer<ChannelPipeline> installHttp1 = this::http1;
+
+  ConnectionSetup(Http1ServerConfig http1, Http1Limits limits, Dispatcher dispatcher, VirtualStarts starts,
+                  RequestTimeouts timeouts, Certificates certificates, long handshakeTimeoutMs) {
+    this.http1 = http1;
+    this.limits = limits;
+    this.dispatcher = dispatcher;
+    this.starts = starts;
+    this.timeouts = timeouts;
+    this.certificates = certificates;
+    this.handshakeTimeoutMs = handshakeTimeoutMs;
+  }
+
+  /** A connection to the clear-text port. */
+  void clearText(Channel channel) {
+    http1(channel.pipeline());
+  }
+
+  /** A connection to the TLS port. */
+  void tls(Channel channel) {
+    TlsFront.install(channel.pipeline(), certificates, handshakeTimeoutMs, new Alpn(installHttp1, H2));
+  }
+
+  private void http1(ChannelPipeline pipeline) {
+    Http1Pipeline.install(pipeline, http1, limits, dispatcher, starts, timeouts);
+  }
+}
