@@ -70,7 +70,7 @@ final class KeyMaterial {
     try {
       PrivateKey key = Pem.privateKey(readable(where, "ssl-key", identity.key), identity.keyPassword);
       return new Identity(key, chain.toArray(new X509Certificate[0]));
-    } catch (BadPaddingException e) {
+    } catch (UnrecoverableKeyException e) {
       throw TlsFailure.of(where, "ssl-key", identity.key, "wrong :key-password for the encrypted key", e);
     } catch (IOException | GeneralSecurityException e) {
       String why = TlsFailure.reason(e);

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PrivateKey;
+import java.security.UnrecoverableKeyException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.InvalidKeySpecException;
@@ -62,7 +63,7 @@ public final class Pem {
   /**
    * The private key of a PEM file, decrypted with {@code password} when it is
    * an encrypted PKCS #8 key. Throws {@link InvalidKeySpecException} when there is
-   * no key the JDK reads, {@link GeneralSecurityException} on a wrong password.
+   * no key the JDK reads, {@link UnrecoverableKeyException} on a wrong password.
    */
   public static PrivateKey privateKey(Path file, String password) throws IOException, GeneralSecurityException {
     for (Block b : blocks(Files.readString(file, StandardCharsets.US_ASCII))) {
@@ -100,7 +101,12 @@ public final class Pem {
     var key = SecretKeyFactory.getInstance(algorithm).generateSecret(new PBEKeySpec(password.toCharArray()));
     Cipher cipher = Cipher.getInstance(algorithm);
     cipher.init(Cipher.DECRYPT_MODE, key, info.getAlgParameters());
-    return info.getKeySpec(cipher).getEncoded();
+    try {
+      return info.getKeySpec(cipher).getEncoded();
+    } catch (InvalidKeySpecException e) {
+      // What a wrong password makes: bytes that do not unpad, or are no key.
+      throw new UnrecoverableKeyException("wrong password for the encrypted key");
+    }
   }
 
   /** {@code der} as a PEM block labelled {@code label}. */
