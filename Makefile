@@ -22,6 +22,8 @@ STRIP := sed -u 's/\x1b\[[0-9;]*m//g'
 SHELL_FLAGS := set -o pipefail;
 JVM_OPTS ?= --enable-native-access=ALL-UNNAMED
 PORT ?= 8080
+# The demo's TLS port (a self-signed certificate for localhost, made at start).
+TLS_PORT ?= 8443
 # The demo's logging: one line a record, nothing below INFO (without a configuration
 # Logback would log everything, DEBUG included).
 LOGBACK := -Dlogback.configurationFile=examples/logback.xml
@@ -56,7 +58,7 @@ classpath: $(CP_FILE)
 	@cat $(CP_FILE)
 
 run: $(CP_FILE)
-	java $(JVM_OPTS) $(LOGBACK) -cp "$$(cat $(CP_FILE)):$$(cat $(LOGBACK_CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT)
+	java $(JVM_OPTS) $(LOGBACK) -cp "$$(cat $(CP_FILE)):$$(cat $(LOGBACK_CP_FILE)):examples" clojure.main -m onager.demo --port $(PORT) --tls-port $(TLS_PORT)
 
 # The notes example (examples/notes), a project of its own: its class path comes from its
 # deps.edn (scripts/deps-classpath, tools.deps as a library), resolved again only when a

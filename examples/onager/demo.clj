@@ -15,13 +15,17 @@
     /static/...       files under the static folder: the class path's static/
                       (examples/static, or the uberjar's), or --static DIR
 
-  Run it from the repository's root with `make run` (PORT=9000 make run for
-  another port), or, to give it options, on the JDK `make` picks:
+  Run it from the repository's root with `make run`, which serves it in clear
+  text on PORT (8080) and over TLS on TLS_PORT (8443), with a self-signed
+  certificate for localhost made at start (PORT=9000 TLS_PORT=9443 make run
+  for others), or, to give it options, on the JDK `make` picks:
 
     \"$(scripts/java-home)/bin/java\" --enable-native-access=ALL-UNNAMED \\
       -cp \"$(make -s classpath):examples\" \\
-      clojure.main -m onager.demo [--port 8080] [--mode virtual|event-loop|worker]
+      clojure.main -m onager.demo [--port 8080] [--tls-port 8443] [--mode virtual|event-loop|worker]
                                   [--async] [--static DIR] [--max-body BYTES] [--train]
+
+  Without --tls-port it listens in clear text only.
 
   or, from the uberjar `make uberjar` builds, with the same options:
 
@@ -33,7 +37,8 @@
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.json :as json]
-            [onager.server :as server])
+            [onager.server :as server]
+            [onager.tls :as tls])
   (:import [java.io File InputStream]
            [java.net JarURLConnection URL URLConnection URLDecoder]
            [java.nio.charset StandardCharsets]
@@ -207,11 +212,12 @@
         (catch Throwable t (raise t))))))
 
 (defn- parse-args [args]
-  (loop [opts {:port 8080 :mode nil :async? false :static nil :max-body nil :train? false}
+  (loop [opts {:port 8080 :tls-port nil :mode nil :async? false :static nil :max-body nil :train? false}
          [a b & more :as args] args]
     (case a
       nil opts
       "--port" (recur (assoc opts :port (parse-long b)) more)
+      "--tls-port" (recur (assoc opts :tls-port (parse-long b)) more)
       "--mode" (recur (assoc opts :mode (keyword b)) more)
       "--static" (recur (assoc opts :static b) more)
       "--max-body" (recur (assoc opts :max-body (parse-long b)) more)
@@ -227,15 +233,19 @@
   ;; a record there too, as examples/logback.xml writes them, unless the command line says.
   (when-not (System/getProperty "java.util.logging.SimpleFormatter.format")
     (System/setProperty "java.util.logging.SimpleFormatter.format" "%1$tT.%1$tL %4$-7s %3$s %5$s%6$s%n"))
-  (let [{:keys [port mode async? static max-body train?]} (parse-args args)
+  (let [{:keys [port tls-port mode async? static max-body train?]} (parse-args args)
         static (if static (io/file static) "static")
         ;; :shutdown-hook? makes SIGTERM (docker stop, systemctl stop, Ctrl-C) a graceful stop.
         s (server/start (if async? (async-handler static) (handler static))
                         (cond-> {:port port :async? async? :shutdown-hook? true}
                           mode (assoc :handler-mode mode)
-                          max-body (assoc :max-body max-body)))]
-    (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/"
-                  " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async") ")"))
+                          max-body (assoc :max-body max-body)
+                          tls-port (merge {:ssl-port tls-port} (tls/self-signed))))
+        how (str " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async") ")")]
+    (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/" how))
+    (when tls-port
+      (println (str "Onager demo listening on https://localhost:" (server/ssl-port s) "/" how
+                    ", a self-signed certificate: curl -k, or trust it in the browser")))
     (flush)
     ;; Loaded only then: a server's start does not pay for it.
     (when train? ((requiring-resolve 'onager.demo.training/run) s))

@@ -69,7 +69,7 @@
         (is (.canExecute (io/file script)) script)))
     (testing "the main and the options it names"
       (is (str/includes? doc "clojure.main -m onager.demo"))
-      (let [sample {"--port" ["8080"] "--mode" ["worker"] "--async" [] "--static" ["examples/static"]
+      (let [sample {"--port" ["8080"] "--tls-port" ["8443"] "--mode" ["worker"] "--async" [] "--static" ["examples/static"]
                     "--max-body" ["1000"] "--train" []}
             flags (map second (re-seq #"\[(--[a-z-]+)" doc))]
         (is (= (set (keys sample)) (set flags)))
