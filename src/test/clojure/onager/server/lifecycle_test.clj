@@ -50,7 +50,26 @@
    [:server-header "bad\r\nheader" "printable ASCII"]
    [:server-header "" "printable ASCII"]
    [:vertx "a vertx" "io.vertx.core.Vertx instance"]
-   [:route-modes :router "a router made by onager.router/router"]])
+   [:route-modes :router "a router made by onager.router/router"]
+   [:ssl-port 65536 "integer from 0 to 65535, or nil"]
+   [:ssl-cert 7 "a file path"]
+   [:ssl-key "" "a file path"]
+   [:key-password "" "non-empty string"]
+   [:keystore 1 "a file path (string or java.io.File), a java.security.KeyStore"]
+   [:keystore-type :pkcs12 "a keystore type"]
+   [:ssl-context "tls" "a javax.net.ssl.SSLContext"]
+   [:client-auth :want ":none, :request or :require (ring-jetty's :want is :request"]
+   [:ssl-ca 1 "a file path"]
+   [:truststore 1 "a java.security.KeyStore"]
+   [:trust-password 1 "non-empty string"]
+   [:ssl-protocols ["SSLv3"] "\"TLSv1.3\", \"TLSv1.2\""]
+   [:ssl-protocols [] "a non-empty vector"]
+   [:ssl-ciphers [""] "cipher suite names"]
+   [:sni {"a.test" {:ssl-cert "c.pem"}} "a map of server names"]
+   [:sni {"bad name" {:ssl-cert "c.pem" :ssl-key "k.pem"}} "a map of server names"]
+   [:sni {"a.test" {:port 1 :ssl-cert "c.pem" :ssl-key "k.pem"}} "a map of server names"]
+   [:ssl-provider :boringssl ":jdk or :openssl"]
+   [:ssl-reload-on-change? "yes" "true or false"]])
 
 (deftest bad-options-are-rejected-with-their-message
   (doseq [[k v allowed] bad-options]
