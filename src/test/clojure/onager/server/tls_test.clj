@@ -275,7 +275,16 @@
                       (is (:closed? (raw-tls-port s (.getBytes "GET / HTTP/1.1\r\nHost: x\r\n\r\n")))))
                     (testing "a client that does not trust the certificate"
                       (is (thrown? javax.net.ssl.SSLHandshakeException
-                                   (https-get s (ssl-context [(.certificate (localhost))]) "/"))))))]
+                                   (https-get s (ssl-context [(.certificate (localhost))]) "/"))))
+                    (testing "a client that breaks a record after the handshake"
+                      (with-open [plain (ts/connect (server/ssl-port s))]
+                        (let [over ^SSLSocket (.createSocket (.getSocketFactory good) plain "127.0.0.1"
+                                                             (int (server/ssl-port s)) false)]
+                          (.startHandshake over)
+                          (is (re-find #"^HTTP/1.1 200" (exchange! over "/")))
+                          ;; An application data record whose bytes no key made.
+                          (doto (.getOutputStream plain) (.write (byte-array (concat [23 3 3 0 24] (range 24)))) (.flush))
+                          (is (:closed? (ts/read-all plain))))))))]
         (is (<= 3 (count (ts/logged logs :level :debug :logger "onager.server.client" :message #"TLS handshake")))
             (ts/messages logs))
         (is (empty? (ts/loud logs)) (ts/messages logs)))

@@ -26,6 +26,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import javax.net.ssl.SSLException;
 import onager.kernel.exchange.Dispatcher;
 import onager.kernel.exchange.Exchange;
 import onager.kernel.exchange.RequestStream;
@@ -535,7 +536,8 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (cause instanceof IOException) {
+    // A TLS record the client broke after the handshake is the client's fault, as a reset is.
+    if (cause instanceof IOException || cause.getCause() instanceof SSLException) {
       peerFailed = true;
     } else {
       Logs.SERVER.error("connection from {} failed", ctx.channel().remoteAddress(), cause);
