@@ -142,6 +142,89 @@
     :doc (str "True: a JVM shutdown hook (run on SIGTERM, SIGINT or System/exit) stops the server as `stop` "
               "does, letting requests in flight finish; `stop` removes the hook. For a `-main` under a "
               "process manager or in a container.")}
+   {:key :h2c?
+    :default true
+    :valid? boolean?
+    :allowed "true or false"
+    :doc (str "True: the clear-text port also speaks HTTP/2 to a client that opens with the HTTP/2 connection "
+              "preface (h2c by prior knowledge, RFC 9113 §3.3), as curl --http2-prior-knowledge and h2load do. "
+              "Safe on: only a client that means HTTP/2 sends the preface, and no proxy passes it on as "
+              "HTTP/1.1.")}
+   {:key :h2c-upgrade?
+    :default false
+    :valid? boolean?
+    :allowed "true or false"
+    :doc (str "True: an HTTP/1.1 request with Upgrade: h2c and HTTP2-Settings (RFC 7540 §3.2) is answered "
+              "with 101 Switching Protocols and the connection goes on in HTTP/2, the request as its stream 1. "
+              "Off by default: behind a reverse proxy that passes Upgrade headers on, a client could open an "
+              "h2c connection through the proxy and send requests its access rules never see (h2c "
+              "smuggling). Turn it on only where clients reach the server directly.")}
+   {:key :http2-max-concurrent-streams
+    :default 100
+    :valid? (int-in 1 10000)
+    :allowed "an integer from 1 to 10000"
+    :doc (str "Most streams (requests) an HTTP/2 connection may have open at once "
+              "(SETTINGS_MAX_CONCURRENT_STREAMS); one more is refused with REFUSED_STREAM.")}
+   {:key :http2-initial-window-size
+    :default 65535
+    :valid? (int-in 1024 max-int)
+    :allowed "an integer from 1024 to 2147483647 (bytes)"
+    :doc (str "How far an HTTP/2 client may send a request body ahead of the handler reading it, per stream "
+              "(SETTINGS_INITIAL_WINDOW_SIZE): a handler reading slowly holds back the client, not the heap. "
+              "A request body arrives within it before the server asks for more.")}
+   {:key :http2-connection-window-size
+    :default (* 1024 1024)
+    :default-doc "1048576 (1 MiB)"
+    :valid? (int-in 65535 max-int)
+    :allowed "an integer from 65535 to 2147483647 (bytes)"
+    :doc "The same as :http2-initial-window-size for all the streams of one connection together."}
+   {:key :http2-max-frame-size
+    :default 16384
+    :valid? (int-in 16384 16777215)
+    :allowed "an integer from 16384 to 16777215 (bytes)"
+    :doc "Largest HTTP/2 frame payload the server takes (SETTINGS_MAX_FRAME_SIZE)."}
+   {:key :http2-header-table-size
+    :default 4096
+    :valid? (int-in 0 max-int)
+    :allowed "an integer from 0 to 2147483647 (bytes)"
+    :doc (str "Size of the HPACK table an HTTP/2 client may fill on the server (SETTINGS_HEADER_TABLE_SIZE). "
+              "The decoded header list is bounded by :max-header-size (SETTINGS_MAX_HEADER_LIST_SIZE), "
+              "whatever HPACK compressed it to.")}
+   {:key :http2-max-resets
+    :default 200
+    :valid? (int-in 1 max-int)
+    :allowed "an integer from 1 to 2147483647"
+    :doc (str "Most streams an HTTP/2 client may reset (RST_STREAM), or have reset by sending bad frames, "
+              "within :http2-reset-window-seconds; beyond, the connection is cut (rapid reset, CVE-2023-44487 "
+              "and CVE-2025-55163).")}
+   {:key :http2-reset-window-seconds
+    :default 30
+    :valid? (int-in 1 86400)
+    :allowed "an integer from 1 to 86400"
+    :doc "The window of :http2-max-resets."}
+   {:key :http2-max-small-continuations
+    :default 16
+    :valid? (int-in 1 10000)
+    :allowed "an integer from 1 to 10000"
+    :doc (str "Most CONTINUATION frames with little in them one HTTP/2 header block may have; beyond, the "
+              "connection is cut (CONTINUATION flood). The header block's size is bounded by :max-header-size.")}
+   {:key :http2-max-empty-data-frames
+    :default 2
+    :valid? (int-in 1 10000)
+    :allowed "an integer from 1 to 10000"
+    :doc "Most DATA frames without data an HTTP/2 stream may send in a row; beyond, the connection is cut."}
+   {:key :http2-max-queued-control-frames
+    :default 10000
+    :valid? (int-in 1 max-int)
+    :allowed "an integer from 1 to 2147483647"
+    :doc (str "Most control frames the server may have waiting for an HTTP/2 client that does not read them "
+              "(answers to its SETTINGS and PING); beyond, the connection is cut.")}
+   {:key :http2-max-control-frames-per-second
+    :default 500
+    :valid? (int-in 1 max-int)
+    :allowed "an integer from 1 to 2147483647"
+    :doc (str "Most SETTINGS, PING and PRIORITY frames an HTTP/2 client may send in a second; beyond, the "
+              "connection is cut with GOAWAY ENHANCE_YOUR_CALM (SETTINGS, PING and PRIORITY floods).")}
    {:key :server-header
     :default "Onager"
     :valid? #(or (nil? %) (false? %)

@@ -46,6 +46,21 @@ public final class ServerConfig {
   public final IFn bodyWriter;
   /** Where each request's route wants its handler to run; {@code null}: every request runs in the handler mode. */
   public final HandlerModes routeModes;
+  /** h2c by prior knowledge on the clear-text listener; h2c by {@code Upgrade: h2c}. */
+  public final boolean h2c;
+  public final boolean h2cUpgrade;
+  // The HTTP/2 limits (see the options table).
+  public final int http2MaxConcurrentStreams;
+  public final int http2InitialWindowSize;
+  public final int http2ConnectionWindowSize;
+  public final int http2MaxFrameSize;
+  public final int http2HeaderTableSize;
+  public final int http2MaxResets;
+  public final int http2ResetWindowSeconds;
+  public final int http2MaxSmallContinuations;
+  public final int http2MaxEmptyDataFrames;
+  public final int http2MaxQueuedControlFrames;
+  public final int http2MaxControlFramesPerSecond;
 
   private ServerConfig(Map<?, ?> options) {
     host = (String) given(options, "host");
@@ -72,6 +87,19 @@ public final class ServerConfig {
     vertx = (Vertx) options.get(key("vertx"));
     bodyWriter = (IFn) given(options, "body-writer");
     routeModes = (HandlerModes) options.get(key("route-modes"));
+    h2c = flag(options, "h2c?");
+    h2cUpgrade = flag(options, "h2c-upgrade?");
+    http2MaxConcurrentStreams = integer(options, "http2-max-concurrent-streams");
+    http2InitialWindowSize = integer(options, "http2-initial-window-size");
+    http2ConnectionWindowSize = integer(options, "http2-connection-window-size");
+    http2MaxFrameSize = integer(options, "http2-max-frame-size");
+    http2HeaderTableSize = integer(options, "http2-header-table-size");
+    http2MaxResets = integer(options, "http2-max-resets");
+    http2ResetWindowSeconds = integer(options, "http2-reset-window-seconds");
+    http2MaxSmallContinuations = integer(options, "http2-max-small-continuations");
+    http2MaxEmptyDataFrames = integer(options, "http2-max-empty-data-frames");
+    http2MaxQueuedControlFrames = integer(options, "http2-max-queued-control-frames");
+    http2MaxControlFramesPerSecond = integer(options, "http2-max-control-frames-per-second");
     if (handlerMode == null) throw new IllegalArgumentException("ServerConfig: :handler-mode names no mode");
   }
 

@@ -129,8 +129,10 @@ public final class Dispatcher {
       // On the loop a sync handler returns before anything could expire it: no clock.
       case EVENT_LOOP -> {
         // An answer that ends the connection leaves the requests after it unanswered: they do
-        // not run (RFC 9112 §9.6).
-        for (int i = 0; i < count && !xs[i].closed(); i++) xs[i].invoke();
+        // not run (RFC 9112 §9.6); nor does a stream's that was reset (RFC 9113 §8.1).
+        for (int i = 0; i < count; i++) {
+          if (!xs[i].closed()) xs[i].invoke();
+        }
       }
       case VIRTUAL -> first.starts.start(runOf(xs, count));
       case WORKER -> execute(runOf(xs, count));
@@ -146,9 +148,11 @@ public final class Dispatcher {
     }
   }
 
-  /** Starts again the exchanges a slow handler's run left, if their connection is still open. On the event loop. */
+  /** Starts again the exchanges a slow handler's run left, if any can still be answered. On the event loop. */
   void restartAll(Exchange[] xs) {
-    if (xs[0].closed()) return;
+    boolean open = false;
+    for (Exchange x : xs) open |= !x.closed();
+    if (!open) return;
     for (Exchange x : xs) x.stopClockForRestart();
     startAll(xs, xs.length);
   }

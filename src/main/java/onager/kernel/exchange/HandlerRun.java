@@ -47,8 +47,9 @@ final class HandlerRun implements VirtualStarts.Task {
     int next = xs.length;
     try {
       // The first handler runs even if its client has left since; the later ones only
-      // while their answers can still go out (RFC 9112 §9.6).
-      for (int i = 0; i < xs.length && (i == 0 || !xs[i].closed()); i++) {
+      // while their answers can still go out (RFC 9112 §9.6, RFC 9113 §8.1).
+      for (int i = 0; i < xs.length; i++) {
+        if (i > 0 && xs[i].closed()) continue;
         long start = System.nanoTime();
         xs[i].invoke();
         if (System.nanoTime() - start > SLOW_NANOS) {
@@ -72,14 +73,25 @@ final class HandlerRun implements VirtualStarts.Task {
     }
   }
 
-  /** Tells the stream of the answers published so far. */
+  /** Tells the streams of the answers published so far. */
   void tellStream() {
     untold = false;
     Exchange first = exchanges[0];
     try {
-      first.loop.execute(first.stream::answersReady);
+      first.loop.execute(this::tellStreams);
     } catch (RejectedExecutionException stopped) {
       // The server stopped past :shutdown-timeout-ms: the connection is gone with its loop.
+    }
+  }
+
+  // A connection's exchanges share its stream; an HTTP/2 connection's each have their own.
+  private void tellStreams() {
+    RequestStream told = null;
+    for (Exchange x : exchanges) {
+      if (x.stream != told) {
+        told = x.stream;
+        told.answersReady();
+      }
     }
   }
 

@@ -9,6 +9,8 @@ import onager.kernel.exchange.Dispatcher;
 import onager.kernel.exchange.VirtualStarts;
 import onager.kernel.http1.Http1Limits;
 import onager.kernel.http1.Http1Pipeline;
+import onager.kernel.http2.Http2Limits;
+import onager.kernel.http2.PriorKnowledge;
 import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.tls.Alpn;
 import onager.kernel.tls.Certificates;
@@ -33,10 +35,16 @@ final class ConnectionSetup {
   private final RequestTimeouts timeouts;
   private final Certificates certificates;
   private final long handshakeTimeoutMs;
+  private final Http2Limits http2;
+  // h2c by prior knowledge on the clear-text port.
+  private final boolean h2c;
   private final Consumer<ChannelPipeline> installHttp1 = this::http1;
 
   ConnectionSetup(Http1ServerConfig http1, Http1Limits limits, Dispatcher dispatcher, VirtualStarts starts,
-                  RequestTimeouts timeouts, Certificates certificates, long handshakeTimeoutMs) {
+                  RequestTimeouts timeouts, Certificates certificates, long handshakeTimeoutMs, Http2Limits http2,
+                  boolean h2c) {
+    this.http2 = http2;
+    this.h2c = h2c;
     this.http1 = http1;
     this.limits = limits;
     this.dispatcher = dispatcher;
@@ -49,6 +57,7 @@ final class ConnectionSetup {
   /** A connection to the clear-text port. */
   void clearText(Channel channel) {
     http1(channel.pipeline());
+    if (h2c) PriorKnowledge.install(channel.pipeline(), http2, dispatcher, starts, timeouts);
   }
 
   /** A connection to the TLS port. */

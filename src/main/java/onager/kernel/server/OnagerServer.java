@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 import onager.kernel.config.ServerConfig;
 import onager.kernel.exchange.Dispatcher;
 import onager.kernel.http1.Http1Limits;
+import onager.kernel.http2.Http2Limits;
 import onager.kernel.log.Logs;
 import onager.kernel.tls.CertificateWatch;
 import onager.kernel.tls.Certificates;
@@ -88,10 +89,11 @@ public final class OnagerServer implements Closeable {
     HttpServerOptions tlsOptions = config.tls == null ? null : new HttpServerOptions(options).setPort(config.tls.port);
     Http1Limits limits = new Http1Limits(config.maxHeaderCount, config.headerTimeoutMs, config.bodyTimeoutMs,
         config.idleTimeoutMs, dispatcher.serverHeader, config.shutdownTimeoutMs);
+    Http2Limits http2 = http2Limits(config);
     try {
       String id = await(vertx.deployVerticle(
           () -> new ServerVerticle(config.port < 0 ? null : options, tlsOptions, certificates, dispatcher, servers,
-              tlsServers, limits, config.requestTimeoutMs),
+              tlsServers, limits, http2, config),
           new DeploymentOptions().setInstances(config.eventLoops)), STEP_TIMEOUT_MS);
       OnagerServer server = new OnagerServer(vertx, owns, id, servers, tlsServers, dispatcher, config, certificates);
       if (config.shutdownHook) server.addShutdownHook();
@@ -101,6 +103,15 @@ public final class OnagerServer implements Closeable {
       if (owns) vertx.close();
       throw e instanceof ExceptionInfo said ? said : ListenFailure.of(config.host, config.port, e);
     }
+  }
+
+  private static Http2Limits http2Limits(ServerConfig config) {
+    return new Http2Limits(config.http2MaxConcurrentStreams, config.http2InitialWindowSize,
+        config.http2ConnectionWindowSize, config.http2MaxFrameSize, config.http2HeaderTableSize,
+        config.maxHeaderSize, config.maxHeaderCount, config.http2MaxResets, config.http2ResetWindowSeconds,
+        config.http2MaxSmallContinuations, config.http2MaxEmptyDataFrames, config.http2MaxQueuedControlFrames,
+        config.http2MaxControlFramesPerSecond, config.bodyTimeoutMs, config.idleTimeoutMs,
+        config.shutdownTimeoutMs);
   }
 
   // The largest piece of a request body the decoder hands on at once: a socket read's
@@ -129,7 +140,7 @@ public final class OnagerServer implements Closeable {
         .setMaxChunkSize(BODY_PIECE)
         // 100 Continue goes out when the handler first reads the body, not before.
         .setHandle100ContinueAutomatically(false)
-        // HTTP/2 (h2c and h2) comes with its own request-map rules; until then HTTP/1.x only.
+        // HTTP/2 is Onager's own (onager.kernel.http2), installed per connection.
         .setHttp2ClearTextEnabled(false)
         .setCompressionSupported(false)
         .setDecompressionSupported(false)

@@ -10,7 +10,9 @@ import java.util.List;
 import java.util.function.Consumer;
 import onager.kernel.exchange.Dispatcher;
 import onager.kernel.exchange.VirtualStarts;
+import onager.kernel.config.ServerConfig;
 import onager.kernel.http1.Http1Limits;
+import onager.kernel.http2.Http2Limits;
 import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.response.HttpDate;
 import onager.kernel.tls.Certificates;
@@ -33,13 +35,15 @@ final class ServerVerticle extends VerticleBase {
   private final List<HttpServer> servers;
   private final List<HttpServer> tlsServers;
   private final Http1Limits limits;
+  private final Http2Limits http2;
+  private final ServerConfig config;
   private final long requestTimeoutMs;
   private RequestTimeouts timeouts;
   private HttpDate.Ticker dates;
 
   ServerVerticle(HttpServerOptions options, HttpServerOptions tlsOptions, Certificates certificates,
                  Dispatcher dispatcher, List<HttpServer> servers, List<HttpServer> tlsServers, Http1Limits limits,
-                 long requestTimeoutMs) {
+                 Http2Limits http2, ServerConfig config) {
     this.options = options;
     this.tlsOptions = tlsOptions;
     this.certificates = certificates;
@@ -47,7 +51,9 @@ final class ServerVerticle extends VerticleBase {
     this.servers = servers;
     this.tlsServers = tlsServers;
     this.limits = limits;
-    this.requestTimeoutMs = requestTimeoutMs;
+    this.http2 = http2;
+    this.config = config;
+    this.requestTimeoutMs = config.requestTimeoutMs;
   }
 
   @Override
@@ -59,7 +65,7 @@ final class ServerVerticle extends VerticleBase {
     VirtualStarts starts = new VirtualStarts(loop, dispatcher.virtualThreads);
     HttpServerOptions any = options != null ? options : tlsOptions;
     ConnectionSetup setup = new ConnectionSetup(any.getHttp1Config(), limits, dispatcher, starts, t, certificates,
-        limits.headerTimeoutMs());
+        limits.headerTimeoutMs(), http2, config.h2c);
     Future<?> clear = options == null ? Future.succeededFuture() : listen(options, servers, setup::clearText);
     Future<?> tls = tlsOptions == null ? Future.succeededFuture() : listen(tlsOptions, tlsServers, setup::tls);
     return Future.all(clear, tls);

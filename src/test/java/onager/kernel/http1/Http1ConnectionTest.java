@@ -133,6 +133,13 @@ final class Http1ConnectionTest {
       m.put(Keyword.intern(timeout + "-timeout-ms"), 0L);
     }
     m.put(Keyword.intern("shutdown-hook?"), false);
+    m.put(Keyword.intern("h2c?"), false);
+    m.put(Keyword.intern("h2c-upgrade?"), false);
+    for (String limit : new String[] {"max-concurrent-streams", "initial-window-size", "connection-window-size",
+        "max-frame-size", "header-table-size", "max-resets", "reset-window-seconds", "max-small-continuations",
+        "max-empty-data-frames", "max-queued-control-frames", "max-control-frames-per-second"}) {
+      m.put(Keyword.intern("http2-" + limit), 65535L);
+    }
     m.put(Keyword.intern("body-writer"), new AFn() {
       @Override
       public Object invoke(Object body, Object response, Object out) {
