@@ -153,6 +153,7 @@ final class H2Connection extends Http2ConnectionAdapter implements Http2FrameLis
       return;
     }
     clock.active();
+    opened(streamId);
     HttpRequest request = H2Request.of(streamId, headers);
     H2Stream h = new H2Stream(this, stream, endOfStream);
     stream.setProperty(key, h);
@@ -219,6 +220,7 @@ final class H2Connection extends Http2ConnectionAdapter implements Http2FrameLis
 
   @Override
   public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
+    resetSeen(streamId);
     if (Logs.CLIENT.isDebugEnabled()) {
       H2Stream h = streamOf(connection.stream(streamId));
       if (h != null && !h.answered()) {
@@ -232,8 +234,79 @@ final class H2Connection extends Http2ConnectionAdapter implements Http2FrameLis
   /** Resets {@code stream} with {@code error}: it cannot be completed, or its client is not served further. */
   void reset(Http2Stream stream, Http2Error error) {
     if (ended || stream.state() == Http2Stream.State.CLOSED) return;
+    resetSeen(stream.id());
     handler.resetStream(ctx, stream.id(), error.code(), ctx.newPromise());
     flushSoon();
+  }
+
+  // ---- frames on streams that are gone ----
+
+  /**
+   * What a stream error Netty found in a client's frame means by RFC 9113 §5.1:
+   * a frame on a stream the client had ended is STREAM_CLOSED; one on a stream
+   * that closed without a reset is a connection error of that type (a stream
+   * reset may still see frames that crossed the reset, which are the stream's
+   * own error); one that would open a stream below one already opened, never
+   * used, is a connection error of type PROTOCOL_ERROR (§5.1.1).
+   */
+  Http2Exception asReceived(Http2Exception.StreamException error) {
+    int id = error.streamId();
+    Http2Stream stream = connection.stream(id);
+    if (stream != null) {
+      Http2Stream.State state = stream.state();
+      // Its request came whole (an error in the request itself is that request's own).
+      boolean remoteEnded = streamOf(stream) != null
+          && (state == Http2Stream.State.HALF_CLOSED_REMOTE || state == Http2Stream.State.CLOSED);
+      return remoteEnded && error.error() == Http2Error.PROTOCOL_ERROR
+          ? Http2Exception.streamError(id, Http2Error.STREAM_CLOSED, "a frame on stream %d after its END_STREAM", id)
+          : error;
+    }
+    if (error.error() != Http2Error.STREAM_CLOSED || wasReset(id)) return error;
+    if (neverOpened(id)) {
+      return Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR, "stream %d opened after a higher one", id);
+    }
+    return Http2Exception.connectionError(Http2Error.STREAM_CLOSED, "a frame on stream %d after it closed", id);
+  }
+
+  // The streams reset lately, either way: frames the client sent before it learnt of a reset are
+  // no error of the connection's.
+  private final int[] resets = new int[256];
+  private int resetAt;
+  // Ranges of stream ids the client skipped, which are closed without ever having been open.
+  private final int[] skipped = new int[64];
+  private int skippedAt;
+  private int lastOpened = -1;
+
+  void resetSeen(int id) {
+    resets[resetAt] = id;
+    resetAt = (resetAt + 1) % resets.length;
+  }
+
+  private boolean wasReset(int id) {
+    for (int r : resets) {
+      if (r == id) return true;
+    }
+    return false;
+  }
+
+  private void opened(int id) {
+    if (lastOpened >= 0 && id > lastOpened + 2) {
+      skipped[skippedAt] = lastOpened + 2;
+      skipped[skippedAt + 1] = id - 2;
+      skippedAt = (skippedAt + 2) % skipped.length;
+    } else if (lastOpened < 0 && id > 1) {
+      skipped[skippedAt] = 1;
+      skipped[skippedAt + 1] = id - 2;
+      skippedAt = (skippedAt + 2) % skipped.length;
+    }
+    lastOpened = id;
+  }
+
+  private boolean neverOpened(int id) {
+    for (int i = 0; i < skipped.length; i += 2) {
+      if (skipped[i] != 0 && id >= skipped[i] && id <= skipped[i + 1]) return true;
+    }
+    return false;
   }
 
   // ---- control frames ----

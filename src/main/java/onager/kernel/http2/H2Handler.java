@@ -5,6 +5,7 @@ import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Settings;
 import onager.kernel.vertx.VertxInternals;
 
@@ -63,6 +64,18 @@ final class H2Handler extends Http2ConnectionHandler {
   public void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
     connection.inactive();
     super.handlerRemoved0(ctx);
+  }
+
+  @Override
+  protected void onStreamError(ChannelHandlerContext ctx, boolean outbound, Throwable cause,
+                               Http2Exception.StreamException error) {
+    Http2Exception meant = outbound ? error : connection.asReceived(error);
+    if (meant instanceof Http2Exception.StreamException stream) {
+      connection.resetSeen(stream.streamId());
+      super.onStreamError(ctx, outbound, cause, stream);
+    } else {
+      onConnectionError(ctx, outbound, meant, meant);
+    }
   }
 
   /** Builds the handler with the limits' settings and Netty's flood protections. */
