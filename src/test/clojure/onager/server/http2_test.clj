@@ -202,3 +202,15 @@
                             (zipmap [:status :version]
                                     (let [[c v] (str/split (last (str/split-lines out)) #" ")]
                                       [(parse-long c) v])))))))))
+
+(deftest h2c-upgrade
+  (testing "with :h2c-upgrade? true, Upgrade: h2c gets 101 and the request is answered on stream 1 in HTTP/2"
+    (ts/with-server [s (fn [r] {:status 200 :body (str (:protocol r) " " (:uri r))}) {:h2c-upgrade? true}]
+      (let [{:keys [out]} (nghttp "-uv" (ts/url s "/up"))]
+        (is (re-find #"HTTP/1.1 101 Switching Protocols" out))
+        (is (re-find #"recv \(stream_id=1\) :status: 200" out))
+        (is (str/includes? out "HTTP/2.0 /up")))))
+  (testing "by default Upgrade: h2c is ignored: the request is answered in HTTP/1.1"
+    (ts/with-server [s (fn [r] {:status 200 :body (:protocol r)}) {}]
+      (let [{:keys [out]} (shell/sh "curl" "-s" "--http2" "-w" " %{http_version}" (ts/url s "/"))]
+        (is (= "HTTP/1.1 1.1" out))))))

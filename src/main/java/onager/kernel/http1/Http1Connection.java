@@ -9,6 +9,7 @@ import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -81,6 +82,8 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   private final RequestTimeouts timeouts;
   private final CharSequence serverHeader;
   private final ConnectionClock clock;
+  // Null when no protocol may be switched to.
+  private final Upgrade upgrade;
 
   private ChannelHandlerContext ctx;
   private boolean secure;
@@ -122,6 +125,13 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   private HttpRequest latest;
 
   public Http1Connection(Dispatcher server, VirtualStarts starts, RequestTimeouts timeouts, Http1Limits limits) {
+    this(server, starts, timeouts, limits, null);
+  }
+
+  /** {@code upgrade}: what a request asking to switch protocols may switch to, or null for none. */
+  public Http1Connection(Dispatcher server, VirtualStarts starts, RequestTimeouts timeouts, Http1Limits limits,
+                         Upgrade upgrade) {
+    this.upgrade = upgrade;
     this.server = server;
     this.starts = starts;
     this.timeouts = timeouts;
@@ -287,6 +297,12 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
     boolean valid = request.decoderResult().isSuccess();
     boolean hasBody = valid && !(request instanceof LastHttpContent)
         && (kind == HEAD_BODY || kind == HEAD_TO_CHECK && HttpUtil.getContentLength(request, 0L) > 0);
+    if (upgrade != null && valid && !hasBody && owed.isEmpty() && batched == 0
+        && request.headers().contains(HttpHeaderNames.UPGRADE) && upgrade.upgrade(ctx, request)) {
+      // The connection speaks another protocol from here; the request is answered there.
+      input = Input.CLOSED;
+      return;
+    }
     boolean keepAlive = valid && (kind == HEAD_PLAIN
         ? request.protocolVersion() == HttpVersion.HTTP_1_1
         : HttpUtil.isKeepAlive(request));

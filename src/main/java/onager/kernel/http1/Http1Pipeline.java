@@ -25,7 +25,13 @@ public final class Http1Pipeline {
    */
   public static void install(ChannelPipeline pipeline, Http1ServerConfig config, Http1Limits limits,
                              Dispatcher server, VirtualStarts starts, RequestTimeouts timeouts) {
-    Http1Connection connection = new Http1Connection(server, starts, timeouts, limits);
+    install(pipeline, config, limits, server, starts, timeouts, null);
+  }
+
+  /** As above; {@code upgrade} takes the requests that ask to switch protocols (null: none may). */
+  public static void install(ChannelPipeline pipeline, Http1ServerConfig config, Http1Limits limits,
+                             Dispatcher server, VirtualStarts starts, RequestTimeouts timeouts, Upgrade upgrade) {
+    Http1Connection connection = new Http1Connection(server, starts, timeouts, limits, upgrade);
     pipeline.addFirst(LingeringClose.NAME, new LingeringClose());
     pipeline.replace(DECODER, DECODER, new StrictRequestDecoder(config, limits.maxHeaderCount(), connection));
     pipeline.replace(VERTX_HANDLER, Http1Connection.NAME, connection);

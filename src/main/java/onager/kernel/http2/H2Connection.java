@@ -180,6 +180,23 @@ final class H2Connection extends Http2ConnectionAdapter implements Http2FrameLis
     onHeadersRead(ctx, streamId, headers, padding, endOfStream);
   }
 
+  /**
+   * The HTTP/1.1 request that upgraded the connection is its stream 1, half
+   * closed already (RFC 7540 §3.2): it is answered here, as HTTP/2.
+   */
+  void upgraded(HttpRequest request) {
+    Http2Stream stream = connection.stream(1);
+    if (stream == null) return;
+    opened(1);
+    HttpRequest asked = H2Request.ofUpgrade(request);
+    H2Stream h = new H2Stream(this, stream, true);
+    stream.setProperty(key, h);
+    Exchange x = new Exchange(server, h, asked, true, false, starts, timeouts);
+    h.exchange = x;
+    if (server.admit(x)) server.start(x);
+    flushSoon();
+  }
+
   private void startBatch() {
     int n = batched;
     if (n == 0) return;

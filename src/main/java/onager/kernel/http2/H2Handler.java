@@ -26,6 +26,10 @@ final class H2Handler extends Http2ConnectionHandler {
     this.connection = connection;
   }
 
+  H2Connection listener() {
+    return connection;
+  }
+
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     super.handlerAdded(ctx);

@@ -76,6 +76,25 @@ final class H2Request {
     return new DefaultHttpRequest(HTTP_2, m, path.toString(), fields);
   }
 
+  /**
+   * The HTTP/1.1 request that upgraded its connection to h2c, as the request of
+   * stream 1: the same, less the fields that were about the HTTP/1.1 connection.
+   */
+  static HttpRequest ofUpgrade(HttpRequest request) {
+    HttpHeaders fields = VertxInternals.newHeaders();
+    Iterator<Map.Entry<CharSequence, CharSequence>> it = request.headers().iteratorCharSequence();
+    while (it.hasNext()) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      CharSequence name = e.getKey();
+      if (!H2Heads.connectionSpecific(H2Heads.lowerCase(name)) && !AsciiString.contentEqualsIgnoreCase(name, SETTINGS)) {
+        fields.add(name, e.getValue());
+      }
+    }
+    return new DefaultHttpRequest(HTTP_2, request.method(), request.uri(), fields);
+  }
+
+  private static final AsciiString SETTINGS = AsciiString.cached("http2-settings");
+
   private static HttpMethod method(CharSequence name) {
     // The common ones without a string: the static table gives them as interned values.
     if (HttpMethod.GET.asciiName().contentEquals(name)) return HttpMethod.GET;

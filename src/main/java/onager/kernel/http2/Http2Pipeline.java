@@ -26,10 +26,16 @@ public final class Http2Pipeline {
    */
   public static void install(ChannelPipeline pipeline, Http2Limits limits, Dispatcher server, VirtualStarts starts,
                              RequestTimeouts timeouts) {
+    connection(pipeline, limits, server, starts, timeouts);
+  }
+
+  static H2Handler connection(ChannelPipeline pipeline, Http2Limits limits, Dispatcher server, VirtualStarts starts,
+                              RequestTimeouts timeouts) {
     for (String name : HTTP1) {
       if (pipeline.get(name) != null) pipeline.remove(name);
     }
-    H2Connection connection = new H2Connection(server, starts, timeouts, limits);
-    pipeline.addLast(H2Handler.NAME, new H2Handler.Builder(connection, limits).make());
+    H2Handler handler = new H2Handler.Builder(new H2Connection(server, starts, timeouts, limits), limits).make();
+    pipeline.addLast(H2Handler.NAME, handler);
+    return handler;
   }
 }

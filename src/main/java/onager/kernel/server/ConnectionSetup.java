@@ -9,6 +9,8 @@ import onager.kernel.exchange.Dispatcher;
 import onager.kernel.exchange.VirtualStarts;
 import onager.kernel.http1.Http1Limits;
 import onager.kernel.http1.Http1Pipeline;
+import onager.kernel.http1.Upgrade;
+import onager.kernel.http2.H2cUpgrade;
 import onager.kernel.http2.Http2Limits;
 import onager.kernel.http2.PriorKnowledge;
 import onager.kernel.limits.RequestTimeouts;
@@ -38,13 +40,16 @@ final class ConnectionSetup {
   private final Http2Limits http2;
   // h2c by prior knowledge on the clear-text port.
   private final boolean h2c;
+  // h2c by Upgrade on the clear-text port; null when off.
+  private final Upgrade upgrade;
   private final Consumer<ChannelPipeline> installHttp1 = this::http1;
 
   ConnectionSetup(Http1ServerConfig http1, Http1Limits limits, Dispatcher dispatcher, VirtualStarts starts,
                   RequestTimeouts timeouts, Certificates certificates, long handshakeTimeoutMs, Http2Limits http2,
-                  boolean h2c) {
+                  boolean h2c, boolean h2cUpgrade) {
     this.http2 = http2;
     this.h2c = h2c;
+    this.upgrade = h2cUpgrade ? new H2cUpgrade(http2, dispatcher, starts, timeouts) : null;
     this.http1 = http1;
     this.limits = limits;
     this.dispatcher = dispatcher;
@@ -56,7 +61,7 @@ final class ConnectionSetup {
 
   /** A connection to the clear-text port. */
   void clearText(Channel channel) {
-    http1(channel.pipeline());
+    Http1Pipeline.install(channel.pipeline(), http1, limits, dispatcher, starts, timeouts, upgrade);
     if (h2c) PriorKnowledge.install(channel.pipeline(), http2, dispatcher, starts, timeouts);
   }
 

@@ -65,7 +65,7 @@ final class ServerVerticle extends VerticleBase {
     VirtualStarts starts = new VirtualStarts(loop, dispatcher.virtualThreads);
     HttpServerOptions any = options != null ? options : tlsOptions;
     ConnectionSetup setup = new ConnectionSetup(any.getHttp1Config(), limits, dispatcher, starts, t, certificates,
-        limits.headerTimeoutMs(), http2, config.h2c);
+        limits.headerTimeoutMs(), http2, config.h2c, config.h2cUpgrade);
     Future<?> clear = options == null ? Future.succeededFuture() : listen(options, servers, setup::clearText);
     Future<?> tls = tlsOptions == null ? Future.succeededFuture() : listen(tlsOptions, tlsServers, setup::tls);
     return Future.all(clear, tls);
