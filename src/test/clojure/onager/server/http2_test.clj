@@ -11,7 +11,8 @@
             [clojure.test :refer [deftest is testing]]
             [onager.protocols :as protocols]
             [onager.server :as server]
-            [onager.test-support :as ts])
+            [onager.test-support :as ts]
+            [onager.tls :as tls])
   (:import [java.io ByteArrayInputStream File InputStream OutputStream]
            [java.nio.charset StandardCharsets]
            [java.util.concurrent TimeUnit]
@@ -214,3 +215,13 @@
     (ts/with-server [s (fn [r] {:status 200 :body (:protocol r)}) {}]
       (let [{:keys [out]} (shell/sh "curl" "-s" "--http2" "-w" " %{http_version}" (ts/url s "/"))]
         (is (= "HTTP/1.1 1.1" out))))))
+
+(deftest h2-over-tls
+  (testing "ALPN h2 on the TLS port: the same handler, :scheme :https; HTTP/1.1 for clients that ask for it"
+    (ts/with-server [s (fn [r] {:status 200 :body (str (:protocol r) " " (name (:scheme r)))})
+                     (merge {:port nil :ssl-port 0} (tls/self-signed))]
+      (let [url (str "https://127.0.0.1:" (server/ssl-port s) "/")
+            h2 (shell/sh "curl" "-sk" "--http2" "-w" " %{http_version}" url)
+            h1 (shell/sh "curl" "-sk" "--http1.1" "-w" " %{http_version}" url)]
+        (is (= "HTTP/2.0 https 2" (:out h2)))
+        (is (= "HTTP/1.1 https 1.1" (:out h1)))))))

@@ -11,6 +11,7 @@ import onager.kernel.http1.Http1Limits;
 import onager.kernel.http1.Http1Pipeline;
 import onager.kernel.http1.Upgrade;
 import onager.kernel.http2.H2cUpgrade;
+import onager.kernel.http2.Http2Pipeline;
 import onager.kernel.http2.Http2Limits;
 import onager.kernel.http2.PriorKnowledge;
 import onager.kernel.limits.RequestTimeouts;
@@ -24,11 +25,8 @@ import onager.kernel.tls.TlsFront;
  * the protocol ALPN chose. One per event loop.
  */
 final class ConnectionSetup {
-  // HTTP/2 over TLS plugs in here: its installer, which makes Alpn offer "h2" as well.
-  private static final Consumer<ChannelPipeline> H2 = null;
-
-  /** The protocols the TLS listener offers by ALPN. */
-  static final List<String> ALPN = Alpn.protocols(H2 != null);
+  /** The protocols the TLS listener offers by ALPN: HTTP/2 first. */
+  static final List<String> ALPN = Alpn.protocols(true);
 
   private final Http1ServerConfig http1;
   private final Http1Limits limits;
@@ -43,6 +41,7 @@ final class ConnectionSetup {
   // h2c by Upgrade on the clear-text port; null when off.
   private final Upgrade upgrade;
   private final Consumer<ChannelPipeline> installHttp1 = this::http1;
+  private final Consumer<ChannelPipeline> installHttp2 = this::http2;
 
   ConnectionSetup(Http1ServerConfig http1, Http1Limits limits, Dispatcher dispatcher, VirtualStarts starts,
                   RequestTimeouts timeouts, Certificates certificates, long handshakeTimeoutMs, Http2Limits http2,
@@ -67,7 +66,11 @@ final class ConnectionSetup {
 
   /** A connection to the TLS port. */
   void tls(Channel channel) {
-    TlsFront.install(channel.pipeline(), certificates, handshakeTimeoutMs, new Alpn(installHttp1, H2));
+    TlsFront.install(channel.pipeline(), certificates, handshakeTimeoutMs, new Alpn(installHttp1, installHttp2));
+  }
+
+  private void http2(ChannelPipeline pipeline) {
+    Http2Pipeline.install(pipeline, http2, dispatcher, starts, timeouts);
   }
 
   private void http1(ChannelPipeline pipeline) {
