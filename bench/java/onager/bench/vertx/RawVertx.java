@@ -15,8 +15,14 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.internal.buffer.BufferInternal;
-import java.nio.charset.StandardCharsets;
+import io.vertx.core.net.JdkSSLEngineOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.SSLEngineOptions;
+import java.util.List;
+import java.util.Set;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -31,6 +37,12 @@ import java.util.zip.CRC32;
  * constant buffer). It sends the same headers as Onager: Content-Type, Date,
  * a six-letter Server, Content-Length.
  *
+ * <p>Its clear-text port speaks HTTP/1.1 and h2c (by prior knowledge, RFC 9113
+ * §3.3, and by Upgrade); with {@code --ssl-port} a second port speaks TLS 1.3 and
+ * 1.2 with h2 and http/1.1 offered by ALPN (RFC 7301), from a PEM certificate and
+ * key, through the JDK's TLS or OpenSSL's (netty-tcnative-boringssl-static, when
+ * on the class path): the set-up Onager's TLS and HTTP/2 have.
+ *
  * <pre>
  *   /plaintext        "Hello, World!"
  *   /json             {"message":"Hello, World!"}, serialised per request with Jackson
@@ -39,7 +51,8 @@ import java.util.zip.CRC32;
  *   /upload           reads the body as it arrives; answers its length and CRC-32
  * </pre>
  *
- * Run: {@code java -cp CLASSPATH onager.bench.vertx.RawVertx [--port 8080]}
+ * Run: {@code java -cp CLASSPATH onager.bench.vertx.RawVertx [--port 8080]
+ *   [--ssl-port 8443 --ssl-cert cert.pem --ssl-key key.pem [--ssl-provider jdk|openssl]]}
  */
 public final class RawVertx extends VerticleBase implements Handler<HttpServerRequest> {
   private static final CharSequence CONTENT_TYPE = HttpHeaders.createOptimized("content-type");
@@ -72,11 +85,52 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
   private static final DateTimeFormatter IMF_FIXDATE =
       DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ENGLISH);
 
-  private final int port;
+  private final Config config;
   private CharSequence date = dateNow();
 
-  RawVertx(int port) {
-    this.port = port;
+  RawVertx(Config config) {
+    this.config = config;
+  }
+
+  /** The command line: ports, and the TLS port's certificate, key and provider (sslPort 0: none). */
+  record Config(int port, int sslPort, String cert, String key, String provider) {
+    static Config parse(String[] args) {
+      int port = 8080;
+      int sslPort = 0;
+      String cert = null;
+      String key = null;
+      String provider = "jdk";
+      for (int i = 0; i + 1 < args.length; i += 2) {
+        String v = args[i + 1];
+        switch (args[i]) {
+          case "--port" -> port = Integer.parseInt(v);
+          case "--ssl-port" -> sslPort = Integer.parseInt(v);
+          case "--ssl-cert" -> cert = v;
+          case "--ssl-key" -> key = v;
+          case "--ssl-provider" -> provider = v;
+          default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+        }
+      }
+      if (args.length % 2 != 0) throw new IllegalArgumentException("no value after " + args[args.length - 1]);
+      if (sslPort != 0 && (cert == null || key == null)) {
+        throw new IllegalArgumentException("--ssl-port needs --ssl-cert and --ssl-key");
+      }
+      return new Config(port, sslPort, cert, key, provider);
+    }
+
+    SSLEngineOptions engine() {
+      return switch (provider) {
+        case "jdk" -> new JdkSSLEngineOptions();
+        case "openssl" -> {
+          if (!OpenSSLEngineOptions.isAvailable()) {
+            throw new IllegalStateException("--ssl-provider openssl needs io.netty:netty-tcnative-boringssl-static"
+                + " on the class path");
+          }
+          yield new OpenSSLEngineOptions();
+        }
+        default -> throw new IllegalArgumentException("--ssl-provider is jdk or openssl, not " + provider);
+      };
+    }
   }
 
   private static CharSequence dateNow() {
@@ -86,14 +140,28 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
   @Override
   public Future<?> start() {
     vertx.setPeriodic(1000, id -> date = dateNow());
-    return vertx.createHttpServer(new HttpServerOptions()
-            .setPort(port)
-            .setHost("0.0.0.0")
-            .setTcpNoDelay(true)
-            .setHttp2ClearTextEnabled(false)
-            .setStrictThreadMode(true))
+    Future<?> clear = vertx.createHttpServer(options(config.port()).setHttp2ClearTextEnabled(true))
         .requestHandler(this)
         .listen();
+    if (config.sslPort() == 0) return clear;
+    Future<?> tls = vertx.createHttpServer(options(config.sslPort())
+            .setSsl(true)
+            .setUseAlpn(true)
+            .setAlpnVersions(List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1))
+            .setEnabledSecureTransportProtocols(Set.of("TLSv1.3", "TLSv1.2"))
+            .setSslEngineOptions(config.engine())
+            .setKeyCertOptions(new PemKeyCertOptions().setCertPath(config.cert()).setKeyPath(config.key())))
+        .requestHandler(this)
+        .listen();
+    return Future.all(clear, tls);
+  }
+
+  private static HttpServerOptions options(int port) {
+    return new HttpServerOptions()
+        .setPort(port)
+        .setHost("0.0.0.0")
+        .setTcpNoDelay(true)
+        .setStrictThreadMode(true);
   }
 
   @Override
@@ -213,21 +281,17 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
   }
 
   public static void main(String[] args) {
-    int port = 8080;
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      if (args[i].equals("--port")) port = Integer.parseInt(args[i + 1]);
-      else throw new IllegalArgumentException("unknown argument " + args[i]);
-    }
+    Config config = Config.parse(args);
     int loops = Runtime.getRuntime().availableProcessors();
     Vertx vertx = Vertx.vertx(new VertxOptions()
         .setEventLoopPoolSize(loops)
         .setPreferNativeTransport(true)
         .setDisableTCCL(true));
-    int listenOn = port;
-    vertx.deployVerticle(() -> new RawVertx(listenOn), new DeploymentOptions().setInstances(loops))
+    vertx.deployVerticle(() -> new RawVertx(config), new DeploymentOptions().setInstances(loops))
         .toCompletionStage().toCompletableFuture().join();
-    System.out.println("raw Vert.x listening on http://127.0.0.1:" + port + "/ (" + loops + " event loops, native "
-        + vertx.isNativeTransportEnabled() + ")");
+    System.out.println("raw Vert.x listening on http://127.0.0.1:" + config.port() + "/"
+        + (config.sslPort() == 0 ? "" : " and https://127.0.0.1:" + config.sslPort() + "/ (" + config.provider() + ")")
+        + " (" + loops + " event loops, native " + vertx.isNativeTransportEnabled() + ")");
     System.out.flush();
   }
 }
