@@ -1,8 +1,10 @@
 (ns onager.test-support
   "What the server tests share: starting servers on 127.0.0.1, the six
   handler combinations (three modes × two arities), and clients: the JDK
-  HttpClient (HTTP/1.1) and raw sockets for bytes no client would send."
-  (:require [clojure.string :as str]
+  HttpClient (HTTP/1.1) and raw sockets for bytes no client would send; and
+  where the tools that scripts/install-tools installs outside the PATH are."
+  (:require [clojure.java.shell :as shell]
+            [clojure.string :as str]
             [onager.server :as server])
   (:import [io.vertx.core Vertx]
            [java.io ByteArrayOutputStream InputStream]
@@ -203,6 +205,22 @@
   "The status codes of every HTTP response in `text`, in order."
   [text]
   (mapv (comp parse-long second) (re-seq #"HTTP/1\.[01] (\d{3}) " text)))
+
+;; ---- tools ----
+
+(def ^:private tool-paths (atom {}))
+
+(defn tool
+  "The path of the tool `name` that scripts/install-tools test installs into
+  ~/.cache rather than onto the PATH: \"h2spec\", \"python-h2\" (a Python with
+  the h2 library) or \"java-21-runtime\" (its home). Each is a script of that
+  name in scripts/, which installs the tool when it is missing and prints its path."
+  ^String [name]
+  (or (@tool-paths name)
+      (let [{:keys [exit out err]} (shell/sh (str "scripts/" name))]
+        (when-not (zero? (long exit))
+          (throw (ex-info (str "scripts/" name " failed (exit " exit "): " err) {:tool name})))
+        ((swap! tool-paths assoc name (str/trim out)) name))))
 
 ;; ---- logs ----
 
