@@ -20,7 +20,13 @@
 (defn- color [id]
   (get palette id (Color. 0x7f 0x7f 0x7f)))
 
-(def ^:private width 1400)
+(def ^:private ^:dynamic *width*
+  "The image's width: 1400 pixels, more when there are so many scenarios that
+  their labels would overlap."
+  1400)
+
+(defn- width-for [scenario-count]
+  (max 1400 (+ 90 (* 150 (long scenario-count)))))
 (def ^:private panel-height 430)
 (def ^:private left 70)
 (def ^:private right 20)
@@ -39,7 +45,7 @@
   (let [plot-top (+ top 40)
         plot-h (- panel-height 100)
         plot-bottom (+ plot-top plot-h)
-        plot-w (- width left right)
+        plot-w (- *width* left right)
         y-of (fn [v] (- plot-bottom (* plot-h (/ (min (double v) cap) cap))))
         group-w (/ plot-w (double (count scenarios)))
         bar-w (min 34.0 (/ (* 0.8 group-w) (max 1 (count server-ids))))]
@@ -49,12 +55,12 @@
     (doseq [step (range 0 (+ cap 1e-9) (if (> cap 2) 0.5 0.25))]
       (let [y (y-of step)]
         (.setColor g (Color. 225 225 225))
-        (.drawLine g left (int y) (- width right) (int y))
+        (.drawLine g left (int y) (- *width* right) (int y))
         (.setColor g Color/DARK_GRAY)
         (text g (format "%.2f×" (double step)) (- left 6) (+ y 4) :size 11 :align :right)))
     (.setColor g Color/BLACK)
     (.setStroke g (BasicStroke. 2.0 BasicStroke/CAP_BUTT BasicStroke/JOIN_MITER 1.0 (float-array [6 4]) 0))
-    (.drawLine g left (int (y-of 1.0)) (- width right) (int (y-of 1.0)))
+    (.drawLine g left (int (y-of 1.0)) (- *width* right) (int (y-of 1.0)))
     (.setStroke g (BasicStroke. 1.0))
     (doseq [[i sc] (map-indexed vector scenarios)]
       (let [gx (+ left (* i group-w))
@@ -82,7 +88,7 @@
     (let [label "raw Vert.x = 1"
           _ (.setFont g (Font. Font/SANS_SERIF Font/PLAIN 11))
           w (.stringWidth (.getFontMetrics g) label)
-          x (- width right w 8)
+          x (- *width* right w 8)
           y (- (y-of 1.0) 5)]
       (.setColor g Color/WHITE)
       (.fillRect g (int (- x 3)) (int (- y 11)) (int (+ w 6)) 14)
@@ -93,39 +99,40 @@
   "Draws the chart of the benchmark `data` (as `onager.bench.run` returns it,
   with :stamp) to `file`."
   [data file]
-  (let [scenarios (:scenarios data)
-        server-ids (->> scenarios (mapcat :servers) (map :id) distinct (remove #{"vertx"}) vec)
-        labels (into {} (for [sc scenarios s (:servers sc)] [(:id s) (:label s)]))
-        height (+ 90 (* 2 panel-height) 40)
-        img (BufferedImage. width height BufferedImage/TYPE_INT_RGB)
-        g (.createGraphics img)]
-    (.setRenderingHint g RenderingHints/KEY_ANTIALIASING RenderingHints/VALUE_ANTIALIAS_ON)
-    (.setRenderingHint g RenderingHints/KEY_TEXT_ANTIALIASING RenderingHints/VALUE_TEXT_ANTIALIAS_ON)
-    (.setColor g Color/WHITE)
-    (.fillRect g 0 0 width height)
-    (.setColor g Color/BLACK)
-    (let [{:keys [commit jdk cpu cpus date]} (:stamp data)
-          {:keys [quick runs warmup duration]} (:settings data)]
-      (text g "Onager vs raw Vert.x: medians of alternating runs, whiskers min–max" left 28 :size 18 :bold true)
-      (text g (str (if quick "QUICK run" "full run") " · " runs " measured run(s) of " duration " s after "
-                   warmup " s warm-up · commit " commit " · " jdk " · " cpu " (" cpus " CPUs) · " date)
-            left 50 :size 12))
-    ;; legend
-    (loop [[id & more] server-ids x left]
-      (when id
-        (let [label (labels id)]
-          (.setColor g (color id))
-          (.fillRect g (int x) 62 14 14)
-          (.setColor g Color/BLACK)
-          (text g label (+ x 20) 74 :size 12)
-          (recur more (+ x 40 (.stringWidth (.getFontMetrics g) label))))))
-    (panel g 85 "Requests per second, ratio to raw Vert.x (higher is better)" scenarios server-ids :rps 1.25)
-    (panel g (+ 85 panel-height) "Server CPU time per request, ratio to raw Vert.x (lower is better)"
-           scenarios server-ids :cpu-us 3.0)
-    (.setColor g Color/DARK_GRAY)
-    (text g "Bars taller than the axis are cut at its top; their label gives the value."
-          left (- height 14) :size 11)
-    (.dispose g)
-    (io/make-parents file)
-    (ImageIO/write img "png" (io/file file))
-    file))
+  (binding [*width* (width-for (count (:scenarios data)))]
+    (let [scenarios (:scenarios data)
+          server-ids (->> scenarios (mapcat :servers) (map :id) distinct (remove #{"vertx"}) vec)
+          labels (into {} (for [sc scenarios s (:servers sc)] [(:id s) (:label s)]))
+          height (+ 90 (* 2 panel-height) 40)
+          img (BufferedImage. *width* height BufferedImage/TYPE_INT_RGB)
+          g (.createGraphics img)]
+      (.setRenderingHint g RenderingHints/KEY_ANTIALIASING RenderingHints/VALUE_ANTIALIAS_ON)
+      (.setRenderingHint g RenderingHints/KEY_TEXT_ANTIALIASING RenderingHints/VALUE_TEXT_ANTIALIAS_ON)
+      (.setColor g Color/WHITE)
+      (.fillRect g 0 0 *width* height)
+      (.setColor g Color/BLACK)
+      (let [{:keys [commit jdk cpu cpus date]} (:stamp data)
+            {:keys [quick runs warmup duration]} (:settings data)]
+        (text g "Onager vs raw Vert.x: medians of alternating runs, whiskers min–max" left 28 :size 18 :bold true)
+        (text g (str (if quick "QUICK run" "full run") " · " runs " measured run(s) of " duration " s after "
+                     warmup " s warm-up · commit " commit " · " jdk " · " cpu " (" cpus " CPUs) · " date)
+              left 50 :size 12))
+      ;; legend
+      (loop [[id & more] server-ids x left]
+        (when id
+          (let [label (labels id)]
+            (.setColor g (color id))
+            (.fillRect g (int x) 62 14 14)
+            (.setColor g Color/BLACK)
+            (text g label (+ x 20) 74 :size 12)
+            (recur more (+ x 40 (.stringWidth (.getFontMetrics g) label))))))
+      (panel g 85 "Requests per second, ratio to raw Vert.x (higher is better)" scenarios server-ids :rps 1.25)
+      (panel g (+ 85 panel-height) "Server CPU time per request, ratio to raw Vert.x (lower is better)"
+             scenarios server-ids :cpu-us 3.0)
+      (.setColor g Color/DARK_GRAY)
+      (text g "Bars taller than the axis are cut at its top; their label gives the value."
+            left (- height 14) :size 11)
+      (.dispose g)
+      (io/make-parents file)
+      (ImageIO/write img "png" (io/file file))
+      file)))

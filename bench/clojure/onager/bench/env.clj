@@ -33,6 +33,7 @@
      :cpus (proc/cpu-count)
      :kernel (proc/sh "uname" "-r")
      :wrk (some-> (proc/sh "sh" "-c" "wrk --version 2>&1 | head -1") (str/split #" ") second)
+     :h2load (some->> (proc/sh "sh" "-c" "h2load --version 2>&1 | head -1") (re-find #"nghttp2/(\S+)") second)
      :date (.format DateTimeFormatter/ISO_OFFSET_DATE_TIME
                     (.withNano (ZonedDateTime/now ZoneOffset/UTC) 0))
      :load-at-start (load-average)}))

@@ -1,5 +1,6 @@
 (ns onager.bench.load
-  "The scenarios, and wrk, which drives them."
+  "The scenarios, and the load generators that drive them: wrk (HTTP/1.1, and
+  HTTPS) and h2load (HTTP/2: h2c by prior knowledge, h2 over TLS by ALPN)."
   (:require [clojure.string :as str]
             [onager.bench.json :as json]
             [onager.bench.proc :as proc])
@@ -7,10 +8,31 @@
 
 (set! *warn-on-reflection* true)
 
+(def ^:private h2-servers
+  "The servers of the HTTP/2 and TLS scenarios: raw Vert.x and the two modes the
+  issue's bars are about (ring-jetty-adapter 1.8 speaks neither h2 nor TLS)."
+  #{"vertx" "onager-virtual" "onager-event-loop"})
+
+(defn- h2-scenario [id label path tls]
+  {:id id :label label :path path :connections 64 :streams 16 :tool :h2load :tls tls :only h2-servers
+   :doc (str "GET " path " over " (if tls (str "h2 (TLS, ALPN, " (name tls) ")") "h2c (prior knowledge)")
+             ", 64 connections, 16 streams each")})
+
+(defn- https-scenario [id label tls]
+  {:id id :label label :path "/plaintext" :connections 64 :tls tls :only h2-servers
+   :doc (str "GET /plaintext over HTTPS (HTTP/1.1, TLS " (name tls) "), 64 connections")})
+
+(defn- handshake-scenario [id label tls]
+  {:id id :label label :path "/plaintext" :connections 32 :tls tls :close? true :only h2-servers
+   :doc (str "GET /plaintext over HTTPS with Connection: close, a new TLS connection (" (name tls)
+             ") per request, 32 at a time")})
+
 (def scenarios
   "Every scenario, in report order. `:skip` names servers the scenario says
   nothing about (a blocking handler on the event loop stalls the loop by
-  design). `:bar-key` is the figure the issue's bars read."
+  design); `:only`, when there, the servers it is run on. `:tool` is :wrk
+  (the default) or :h2load; `:tls` the TLS provider (:jdk or :openssl) of a
+  scenario on the TLS port; `:close?` sends Connection: close."
   [{:id "plaintext" :label "plaintext" :path "/plaintext" :connections 64
     :doc "GET /plaintext, 13 bytes, 64 connections, no pipelining"}
    {:id "pipelined" :label "plaintext, pipelined ×16" :path "/plaintext" :connections 64 :depth 16
@@ -23,12 +45,25 @@
    {:id "download" :label "1 MiB download" :path "/download?size=1048576" :connections 16
     :doc "GET /download, a 1 MiB body generated as it is sent, 16 connections"}
    {:id "upload" :label "1 MiB upload" :path "/upload" :connections 16 :upload 1048576
-    :doc "POST /upload with a 1 MiB body the server reads and checksums, 16 connections"}])
+    :doc "POST /upload with a 1 MiB body the server reads and checksums, 16 connections"}
+   (h2-scenario "h2c-plaintext" "plaintext, h2c" "/plaintext" nil)
+   (h2-scenario "h2c-json" "JSON, h2c" "/json" nil)
+   (h2-scenario "h2-plaintext" "plaintext, h2 JDK" "/plaintext" :jdk)
+   (h2-scenario "h2-plaintext-openssl" "plaintext, h2 OpenSSL" "/plaintext" :openssl)
+   (h2-scenario "h2-json" "JSON, h2 JDK" "/json" :jdk)
+   (h2-scenario "h2-json-openssl" "JSON, h2 OpenSSL" "/json" :openssl)
+   (https-scenario "https-plaintext" "plaintext, HTTPS JDK" :jdk)
+   (https-scenario "https-plaintext-openssl" "plaintext, HTTPS OpenSSL" :openssl)
+   (handshake-scenario "tls-handshake" "TLS handshakes, JDK" :jdk)
+   (handshake-scenario "tls-handshake-openssl" "TLS handshakes, OpenSSL" :openssl)])
 
 (defn by-id
   "The scenario `id` names, or nil."
   [id]
   (first (filter #(= id (:id %)) scenarios)))
+
+(defn- url [scenario port]
+  (str (if (:tls scenario) "https" "http") "://127.0.0.1:" port (:path scenario)))
 
 (defn wrk-command
   "The wrk command line for `scenario` against `port` for `seconds`, wrk
@@ -37,8 +72,9 @@
   (vec (concat (proc/taskset-prefix cpus)
                ["wrk" "-t" (str threads) "-c" (str (:connections scenario))
                 "-d" (str seconds "s") "--timeout" "10s"
-                "-s" "bench/wrk/bench.lua"
-                (str "http://127.0.0.1:" port (:path scenario))
+                "-s" "bench/wrk/bench.lua"]
+               (when (:close? scenario) ["-H" "Connection: close"])
+               [(url scenario port)
                 "--" (str (:depth scenario 1)) (str (:upload scenario 0))])))
 
 (defn run-wrk
@@ -61,3 +97,57 @@
                :rps (/ (double (:requests r)) secs)
                :error-count (reduce + (vals (:errors r)))
                :non-2xx (get-in r [:errors :status]))))))
+
+(defn h2load-command
+  "The h2load command line for `scenario` against `port` for `seconds`, pinned
+  to `cpus` with `threads` threads: HTTP/2 by prior knowledge on http, by ALPN
+  on https."
+  [scenario port seconds {:keys [cpus threads]}]
+  (vec (concat (proc/taskset-prefix cpus)
+               ["h2load" "-t" (str threads) "-c" (str (:connections scenario)) "-m" (str (:streams scenario))
+                "-D" (str seconds)
+                (url scenario port)])))
+
+(defn- h2load-figure [out re]
+  (some-> (re-find re out) rest))
+
+(defn run-h2load
+  "Runs h2load for `scenario` against `port` for `seconds`. Returns the figures
+  wrk's script gives (requests, errors, duration; h2load reports no latency
+  percentiles, only the mean) plus :rps; throws when h2load fails."
+  [scenario port seconds opts]
+  (let [cmd (h2load-command scenario port seconds opts)
+        p (.start (doto (ProcessBuilder. ^java.util.List cmd) (.redirectErrorStream true)))
+        out (slurp (.getInputStream p))]
+    (when-not (.waitFor p (+ 60 (long seconds)) TimeUnit/SECONDS)
+      (.destroyForcibly p)
+      (throw (ex-info (str "h2load did not finish: " (str/join " " cmd)) {:out out})))
+    (let [[secs] (h2load-figure out #"finished in ([\d.]+)s")
+          [done ok failed errored timeout] (h2load-figure out #"requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout")
+          [s2xx] (h2load-figure out #"status codes: (\d+) 2xx")
+          [mean unit] (h2load-figure out #"time for request:\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)")]
+      (when (or (not (zero? (.exitValue p))) (nil? secs) (nil? done))
+        (throw (ex-info (str "h2load failed (" (.exitValue p) "): " (str/join " " cmd) "\n" out) {:out out})))
+      (let [secs (parse-double secs)
+            done (parse-long done)
+            non-2xx (- done (parse-long s2xx))
+            errors {:connect 0 :read 0 :write 0 :status non-2xx
+                    :timeout (parse-long timeout)
+                    :failed (+ (parse-long failed) (parse-long errored))}]
+        {:requests done
+         :duration_us (long (* secs 1e6))
+         :errors errors
+         :latency_us {:mean (when mean (* (parse-double mean) (case unit "us" 1 "ms" 1000 "s" 1000000)))}
+         :rps (/ done secs)
+         :error-count (reduce + (vals errors))
+         :non-2xx non-2xx
+         :ok (parse-long ok)}))))
+
+(defn run-load
+  "Runs `scenario`'s load generator for `seconds` against the server `handle`,
+  on its TLS port when the scenario is a TLS one; returns its figures."
+  [scenario handle seconds opts]
+  (let [port (if (:tls scenario) (:ssl-port handle) (:port handle))]
+    (if (= :h2load (:tool scenario))
+      (run-h2load scenario port seconds opts)
+      (run-wrk scenario port seconds opts))))

@@ -19,7 +19,8 @@
             [onager.bench.proc :as proc]
             [onager.bench.report :as report]
             [onager.bench.run :as run]
-            [onager.bench.servers :as servers])
+            [onager.bench.servers :as servers]
+            [onager.bench.tls :as tls])
   (:import [java.time LocalDateTime]
            [java.time.format DateTimeFormatter]))
 
@@ -73,23 +74,38 @@
      :extra-flags (:extra-flags opts [])
      :wrk {:cpus (:wrk c) :threads (:wrk-threads c)}}))
 
+(defn- with-tls
+  "`scenario-defs` without the OpenSSL ones when OpenSSL cannot be used (said
+  on stdout), and the settings `s` with the certificate the TLS ones use, made
+  in `dir`."
+  [scenario-defs s dir]
+  (let [openssl? (tls/openssl-available?)
+        defs (if openssl? scenario-defs (vec (remove #(= :openssl (:tls %)) scenario-defs)))]
+    (when-not openssl?
+      (doseq [sc scenario-defs :when (= :openssl (:tls sc))]
+        (println (str "Skipping " (:id sc) ": io.netty:netty-tcnative-boringssl-static is not on the class path"))))
+    [defs (cond-> s (some :tls defs) (assoc :tls-files (tls/certificate dir)))]))
+
 (defn bench
   "Runs the throughput benchmark and writes its report."
   [opts]
-  (let [scenario-defs (pick (:scenarios opts) load/scenarios load/by-id "scenario")
+  (let [picked-scenarios (pick (:scenarios opts) load/scenarios load/by-id "scenario")
         picked (pick (:servers opts) servers/contenders servers/by-id "server")
         server-defs (cond-> (vec (distinct (cons (servers/by-id servers/baseline-id) picked)))
                       (:base opts) (servers/with-base (:base opts)))
         complete? (and (empty? (:scenarios opts)) (empty? (:servers opts)) (nil? (:base opts)))
         dir (out-dir "bench")
-        s (assoc (settings opts) :log-dir dir
-                 :jvm-flags (vec (concat servers/jvm-flags (servers/heap-flags nil) (:extra-flags opts))))
+        [scenario-defs s] (with-tls picked-scenarios
+                            (assoc (settings opts) :log-dir dir
+                                   :jvm-flags (vec (concat servers/jvm-flags (servers/heap-flags nil)
+                                                           (:extra-flags opts))))
+                            dir)
         stamp (env/stamp)
         t0 (System/nanoTime)
         results (run/run-all scenario-defs server-defs s)
         data {:stamp (assoc stamp :load-at-end (env/load-now)
                             :minutes (/ (- (System/nanoTime) t0) 6e10))
-              :settings (dissoc s :log-dir)
+              :settings (dissoc s :log-dir :tls-files)
               :scenarios results}]
     (report/write-bench data dir (when complete? (io/file "bench/results")))))
 
@@ -125,7 +141,11 @@
         [scenario-id] (:scenarios opts)
         server (or (servers/by-id server-id) (throw (ex-info "profile needs --server (SERVER=...)" {})))
         scenario (or (load/by-id scenario-id) (throw (ex-info "profile needs --scenario (SCENARIO=...)" {})))]
-    (profile/profile server scenario (assoc (settings opts) :log-dir (out-dir "profile")))))
+    (let [dir (out-dir "profile")
+          [[scenario] s] (with-tls [scenario] (assoc (settings opts) :log-dir dir) dir)]
+      (when-not scenario
+        (throw (ex-info "that scenario needs OpenSSL, which is not on the class path" {})))
+      (profile/profile server scenario s))))
 
 (defn -main
   "Entry point: `bench` or `memory`, then the options in the namespace doc."

@@ -8,7 +8,8 @@
             [clojure.string :as str]
             [onager.bench.proc :as proc]
             [onager.bench.run :as run]
-            [onager.bench.servers :as servers]))
+            [onager.bench.servers :as servers]
+            [onager.bench.tls :as tls]))
 
 (set! *warn-on-reflection* true)
 
@@ -18,14 +19,15 @@
 
 (defn profile
   "Profiles `server` under `scenario`; writes NAME.jfr and NAME.txt to `dir`."
-  [server scenario {:keys [cpus log-dir extra-flags] :as opts}]
+  [server scenario {:keys [cpus log-dir extra-flags tls-files] :as opts}]
   (let [tag (str (:id server) "-" (:id scenario))
         jfr (io/file log-dir (str tag ".jfr"))
         _ (io/make-parents jfr)
-        h (servers/launch server {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
-                                  :extra-flags (conj (vec extra-flags)
-                                                      (str "-XX:StartFlightRecording=name=bench,settings=profile,filename="
-                                                           (.getAbsolutePath jfr)))})]
+        h (servers/launch server (merge {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
+                                         :extra-flags (conj (vec extra-flags)
+                                                            (str "-XX:StartFlightRecording=name=bench,settings=profile,filename="
+                                                                 (.getAbsolutePath jfr)))}
+                                        (tls/launch-opts scenario tls-files)))]
     (try
       (servers/await-ready h 120000)
       (let [r (run/measure h scenario opts)

@@ -4,7 +4,8 @@
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.bench.chart :as chart]
-            [onager.bench.json :as json]))
+            [onager.bench.json :as json]
+            [onager.bench.load :as load]))
 
 (set! *warn-on-reflection* true)
 
@@ -52,7 +53,7 @@
                            (str "QUICK " kind " run (`QUICK=1`): short runs, for development; a placeholder, not a result")
                            (str "full " kind " run")))
      (str "- **Commit:** `" commit "` · **JDK:** " jdk " · **CPU:** " cpu " × " (:cpus stamp)
-          " · **Linux** " kernel " · **wrk** " (or (:wrk stamp) "?"))
+          " · **Linux** " kernel " · **wrk** " (or (:wrk stamp) "?") " · **h2load** " (or (:h2load stamp) "?"))
      (str "- **When:** " date ", took " (f minutes 1) " min; load average at start " load-at-start
           ", at end " load-at-end)
      (str "- **How:** server pinned to CPU " (or (:server pinned) "any") ", wrk (" (:threads wrk) " thread) to CPU "
@@ -90,7 +91,14 @@
           :what "req/s (ceiling 2400)"}]
         (for [sc ["download" "upload"]]
           {:scenario sc :server "onager-virtual" :path [:ratio :rps :median] :op >= :target 0.9
-           :what "req/s ÷ raw Vert.x"}))))
+           :what "req/s ÷ raw Vert.x"})
+        ;; Issue 22: HTTP/2 and TLS, each provider on its own.
+        (for [sc (map :id (filter :only load/scenarios))
+              [server path op target what] [["onager-event-loop" [:ratio :rps :median] >= 0.95 "req/s ÷ raw Vert.x"]
+                                            ["onager-event-loop" [:ratio :cpu-us :median] <= 1.05
+                                             "CPU µs/request ÷ raw Vert.x"]
+                                            ["onager-virtual" [:ratio :rps :median] >= 0.85 "req/s ÷ raw Vert.x"]]]
+          {:scenario sc :server server :path path :op op :target target :what what}))))
 
 (defn- verdict [value op target]
   (cond (nil? value) "not measured"
@@ -109,8 +117,11 @@
   (concat
    [(str "### " (:label sc))
     ""
-    (str (:doc sc) ". `wrk -c " (:connections sc) "`"
-         (when (:depth sc) (str ", " (:depth sc) " requests per write")) ".")
+    (str (:doc sc) ". `" (if (= :h2load (:tool sc)) "h2load" "wrk") " -c " (:connections sc)
+         (when (:streams sc) (str " -m " (:streams sc)))
+         (when (:close? sc) " -H 'Connection: close'") "`"
+         (when (:depth sc) (str ", " (:depth sc) " requests per write"))
+         (when (= :h2load (:tool sc)) "; h2load gives no latency percentiles") ".")
     ""
     "| server | req/s | ÷ Vert.x | p50 ms | ÷ | p99 ms | ÷ | CPU µs/req | ÷ | heap alloc/req | ÷ | errors |"
     "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -143,7 +154,7 @@
      ""
      "![chart](bench.png)"
      ""
-     "## The bars (issues 3 and 20)"
+     "## The bars (issues 3, 20 and 22)"
      ""
      "Each verdict compares a median from this run with the issue's target. From a QUICK run, or from a"
      "machine busy with other work, a verdict is a placeholder, not a result."

@@ -4,10 +4,12 @@
   else the machine does hits all of them alike. Each run is a warm-up and a
   measurement; around the measurement the harness reads the server's CPU time
   (/proc) and heap allocation (its probe)."
-  (:require [onager.bench.load :as load]
+  (:require [clojure.string :as str]
+            [onager.bench.load :as load]
             [onager.bench.proc :as proc]
             [onager.bench.servers :as servers]
-            [onager.bench.stats :as stats]))
+            [onager.bench.stats :as stats]
+            [onager.bench.tls :as tls]))
 
 (set! *warn-on-reflection* true)
 
@@ -29,14 +31,14 @@
   [handle scenario {:keys [warmup duration wrk]}]
   (let [port (:port handle)]
     (when (pos? (long warmup))
-      (load/run-wrk scenario port warmup wrk))
+      (load/run-load scenario handle warmup wrk))
     ;; A server that queued work during the warm-up (a bounded pool) must have
     ;; caught up before the measured run: one request must get through first.
     (servers/http-ok? port "/plaintext" 60000)
     (Thread/sleep 200)
     (let [a0 (servers/probe handle)
           c0 (servers/cpu-times handle)
-          r (load/run-wrk scenario port duration wrk)
+          r (load/run-load scenario handle duration wrk)
           c1 (servers/cpu-times handle)
           a1 (servers/probe handle)
           n (long (:requests r))]
@@ -89,14 +91,19 @@
   "Runs `scenario` on `server-defs` (the baseline among them): starts them
   all, loads each for `settle` seconds, makes `runs` rounds, stops them.
   Returns the scenario with its servers' runs and summaries."
-  [scenario server-defs {:keys [runs settle wrk cpus log-dir extra-flags] :as opts}]
-  (let [defs (remove #(contains? (:skip scenario) (:id %)) server-defs)
+  [scenario server-defs {:keys [runs settle wrk cpus log-dir extra-flags tls-files] :as opts}]
+  (let [only (:only scenario)
+        defs (remove #(or (contains? (:skip scenario) (:id %))
+                          ;; A server run on another commit's kernel (id@sha) goes where its own goes.
+                          (and only (not (only (first (str/split (:id %) #"@"))))))
+                     server-defs)
         handles (atom [])]
     (log (str "== " (:id scenario) ": " (:doc scenario)))
     (try
       (doseq [s defs]
-        (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
-                                    :extra-flags extra-flags})]
+        (let [h (servers/launch s (merge {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
+                                           :extra-flags extra-flags}
+                                          (tls/launch-opts scenario tls-files)))]
           (swap! handles conj h)
           (let [ms (servers/await-ready h 120000)]
             (log (format "   started %-18s pid %d in %.0f ms" (:id s) (:pid h) ms)))))
@@ -105,7 +112,7 @@
       ;; without this, each server's first round measured how soon its JIT settled.
       (when (pos? (long settle))
         (doseq [h @handles]
-          (load/run-wrk scenario (:port h) settle wrk)))
+          (load/run-load scenario h settle wrk)))
       (let [results (reduce
                      (fn [acc round]
                        (reduce
@@ -120,7 +127,7 @@
                             (update acc id (fnil conj []) r)))
                         acc @handles))
                      {} (range 1 (inc (long runs))))]
-        (assoc (select-keys scenario [:id :label :doc :path :connections :depth :upload])
+        (assoc (select-keys scenario [:id :label :doc :path :connections :depth :upload :streams :tool :tls :close?])
                :servers (summarise (for [h @handles
                                          :let [s (:server h)]]
                                      {:id (:id s) :label (:label s) :runs (results (:id s))}))))

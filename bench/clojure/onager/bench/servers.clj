@@ -156,10 +156,11 @@
 
 (defn launch
   "Starts `server` on `port` pinned to `cpus`, with `heap-mib` MiB of heap
-  (nil: 512), logging to `log-dir`, with `extra-flags` added and, when given,
-  `classpath` instead of the server's own. Returns a handle for the other
-  functions here; call `await-ready` next."
-  [server {:keys [port cpus heap-mib log-dir extra-flags classpath tag]}]
+  (nil: 512), logging to `log-dir`, with `extra-flags` added to the JVM's and
+  `args` to the server's command line (`ssl-port`, the TLS port they name, is
+  kept in the handle) and, when given, `classpath` instead of the server's own.
+  Returns a handle for the other functions here; call `await-ready` next."
+  [server {:keys [port cpus heap-mib log-dir extra-flags classpath tag args ssl-port]}]
   (let [java (str (System/getProperty "java.home") "/bin/java")
         tag (str (:id server) (when heap-mib (str "-" heap-mib "m")) (when tag (str "-" tag)) "-" port)
         err (io/file log-dir (str tag ".err.log"))
@@ -169,7 +170,8 @@
                          ["-cp" (or classpath (:cp server) (onager.bench.servers/classpath (:classpath server)))
                           "onager.bench.probe.Probe" (:main server)]
                          (:args server)
-                         ["--port" (str port)]))
+                         ["--port" (str port)]
+                         args))
         _ (io/make-parents err)
         pb (doto (ProcessBuilder. ^java.util.List cmd)
              (.redirectError (ProcessBuilder$Redirect/appendTo err)))
@@ -190,7 +192,7 @@
                       (str "bench-out-" tag))
                  (.setDaemon true)
                  (.start))]
-    {:server server :port port :process p :pid (.pid p) :started-ns started
+    {:server server :port port :ssl-port ssl-port :process p :pid (.pid p) :started-ns started
      :answers answers :reader reader :err-log err :out-log out :command cmd}))
 
 (defn alive?
@@ -224,15 +226,26 @@
          (boolean (and line (re-find #"^HTTP/1\.[01] 200 " line)))))
      (catch java.io.IOException _ false))))
 
+(defn- accepts?
+  "True when a TCP connection to 127.0.0.1:`port` is accepted."
+  [port]
+  (try
+    (with-open [s (Socket.)]
+      (.connect s (InetSocketAddress. "127.0.0.1" (int port)) 1000)
+      true)
+    (catch java.io.IOException _ false)))
+
 (defn await-ready
-  "Waits until the server answers GET /plaintext with 200 and returns the
-  milliseconds from its launch to that first good answer. Throws when it dies
-  or `timeout-ms` pass first."
+  "Waits until the server answers GET /plaintext with 200 (and, when it has a
+  TLS port, accepts connections there: its TLS context may be made after the
+  clear-text port listens) and returns the milliseconds from its launch to
+  then. Throws when it dies or `timeout-ms` pass first."
   [handle timeout-ms]
   (let [deadline (+ (System/nanoTime) (* 1000000 (long timeout-ms)))]
     (loop []
       (cond
-        (http-ok? (:port handle) "/plaintext")
+        (and (http-ok? (:port handle) "/plaintext")
+             (or (nil? (:ssl-port handle)) (accepts? (:ssl-port handle))))
         (/ (- (System/nanoTime) (long (:started-ns handle))) 1e6)
 
         (not (alive? handle))
