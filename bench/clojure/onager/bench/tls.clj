@@ -2,7 +2,8 @@
   "The TLS scenarios' set-up: a self-signed certificate made for the run, and
   the command-line flags that give a server its TLS port. Raw Vert.x and the demo
   take the same flags, named after Onager's options:
-  --ssl-port N --ssl-cert PEM --ssl-key PEM --ssl-provider jdk|openssl."
+  --tls-port N (the demo's, for `make run`) --ssl-cert PEM --ssl-key PEM
+  --ssl-provider jdk|openssl (Onager's options :ssl-cert, :ssl-key, :ssl-provider)."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.bench.proc :as proc]
@@ -39,5 +40,5 @@
   (when-let [provider (:tls scenario)]
     (let [port (servers/free-port)]
       {:ssl-port port
-       :args ["--ssl-port" (str port) "--ssl-cert" (:cert files) "--ssl-key" (:key files)
+       :args ["--tls-port" (str port) "--ssl-cert" (:cert files) "--ssl-key" (:key files)
               "--ssl-provider" (name provider)]})))

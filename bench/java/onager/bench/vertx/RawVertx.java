@@ -38,7 +38,7 @@ import java.util.zip.CRC32;
  * a six-letter Server, Content-Length.
  *
  * <p>Its clear-text port speaks HTTP/1.1 and h2c (by prior knowledge, RFC 9113
- * §3.3, and by Upgrade); with {@code --ssl-port} a second port speaks TLS 1.3 and
+ * §3.3, and by Upgrade); with {@code --tls-port} a second port speaks TLS 1.3 and
  * 1.2 with h2 and http/1.1 offered by ALPN (RFC 7301), from a PEM certificate and
  * key, through the JDK's TLS or OpenSSL's (netty-tcnative-boringssl-static, when
  * on the class path): the set-up Onager's TLS and HTTP/2 have.
@@ -52,7 +52,7 @@ import java.util.zip.CRC32;
  * </pre>
  *
  * Run: {@code java -cp CLASSPATH onager.bench.vertx.RawVertx [--port 8080]
- *   [--ssl-port 8443 --ssl-cert cert.pem --ssl-key key.pem [--ssl-provider jdk|openssl]]}
+ *   [--tls-port 8443 --ssl-cert cert.pem --ssl-key key.pem [--ssl-provider jdk|openssl]]}
  */
 public final class RawVertx extends VerticleBase implements Handler<HttpServerRequest> {
   private static final CharSequence CONTENT_TYPE = HttpHeaders.createOptimized("content-type");
@@ -104,7 +104,7 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
         String v = args[i + 1];
         switch (args[i]) {
           case "--port" -> port = Integer.parseInt(v);
-          case "--ssl-port" -> sslPort = Integer.parseInt(v);
+          case "--tls-port" -> sslPort = Integer.parseInt(v);
           case "--ssl-cert" -> cert = v;
           case "--ssl-key" -> key = v;
           case "--ssl-provider" -> provider = v;
@@ -113,7 +113,7 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
       }
       if (args.length % 2 != 0) throw new IllegalArgumentException("no value after " + args[args.length - 1]);
       if (sslPort != 0 && (cert == null || key == null)) {
-        throw new IllegalArgumentException("--ssl-port needs --ssl-cert and --ssl-key");
+        throw new IllegalArgumentException("--tls-port needs --ssl-cert and --ssl-key");
       }
       return new Config(port, sslPort, cert, key, provider);
     }
