@@ -22,7 +22,7 @@ last line printed is one JSON object:
     ms           how long the whole attack took
 
 Everything is bounded: --count frames at most, and reads give up after --wait
-seconds of silence.
+seconds of silence or three times that in all.
 """
 
 import argparse
@@ -123,10 +123,13 @@ class Attacker:
         return frame.serialize()
 
     def read(self, quiet, until=None):
-        """Reads and parses frames until the server closes, `until(report)` holds, or nothing has
-        come for `quiet` seconds."""
+        """Reads and parses frames until the server closes, `until(report)` holds, nothing has come
+        for `quiet` seconds, or 3 × `quiet` seconds have passed."""
+        deadline = time.monotonic() + 3 * quiet
         while not self.report["closed"]:
             if until and until(self.report):
+                return
+            if time.monotonic() > deadline:
                 return
             self.sock.settimeout(quiet)
             try:
