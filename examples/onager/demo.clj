@@ -24,8 +24,12 @@
       -cp \"$(make -s classpath):examples\" \\
       clojure.main -m onager.demo [--port 8080] [--tls-port 8443] [--mode virtual|event-loop|worker]
                                   [--async] [--static DIR] [--max-body BYTES] [--train]
+                                  [--ssl-cert PEM --ssl-key PEM] [--ssl-provider jdk|openssl]
 
-  Without --tls-port it listens in clear text only.
+  Without --tls-port it listens in clear text only. --ssl-cert and --ssl-key
+  give the TLS port that certificate instead of a self-signed one (the
+  benchmarks give raw Vert.x and the demo the same), --ssl-provider its TLS
+  implementation (:ssl-provider).
 
   or, from the uberjar `make uberjar` builds, with the same options:
 
@@ -212,12 +216,16 @@
         (catch Throwable t (raise t))))))
 
 (defn- parse-args [args]
-  (loop [opts {:port 8080 :tls-port nil :mode nil :async? false :static nil :max-body nil :train? false}
+  (loop [opts {:port 8080 :tls-port nil :mode nil :async? false :static nil :max-body nil :train? false
+               :ssl-cert nil :ssl-key nil :ssl-provider nil}
          [a b & more :as args] args]
     (case a
       nil opts
       "--port" (recur (assoc opts :port (parse-long b)) more)
       "--tls-port" (recur (assoc opts :tls-port (parse-long b)) more)
+      "--ssl-cert" (recur (assoc opts :ssl-cert b) more)
+      "--ssl-key" (recur (assoc opts :ssl-key b) more)
+      "--ssl-provider" (recur (assoc opts :ssl-provider (keyword b)) more)
       "--mode" (recur (assoc opts :mode (keyword b)) more)
       "--static" (recur (assoc opts :static b) more)
       "--max-body" (recur (assoc opts :max-body (parse-long b)) more)
@@ -233,14 +241,16 @@
   ;; a record there too, as examples/logback.xml writes them, unless the command line says.
   (when-not (System/getProperty "java.util.logging.SimpleFormatter.format")
     (System/setProperty "java.util.logging.SimpleFormatter.format" "%1$tT.%1$tL %4$-7s %3$s %5$s%6$s%n"))
-  (let [{:keys [port tls-port mode async? static max-body train?]} (parse-args args)
+  (let [{:keys [port tls-port mode async? static max-body train? ssl-cert ssl-key ssl-provider]} (parse-args args)
         static (if static (io/file static) "static")
         ;; :shutdown-hook? makes SIGTERM (docker stop, systemctl stop, Ctrl-C) a graceful stop.
         s (server/start (if async? (async-handler static) (handler static))
                         (cond-> {:port port :async? async? :shutdown-hook? true}
                           mode (assoc :handler-mode mode)
                           max-body (assoc :max-body max-body)
-                          tls-port (merge {:ssl-port tls-port} (tls/self-signed))))
+                          tls-port (merge {:ssl-port tls-port}
+                                          (if ssl-cert {:ssl-cert ssl-cert :ssl-key ssl-key} (tls/self-signed)))
+                          ssl-provider (assoc :ssl-provider ssl-provider)))
         how (str " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async") ")")]
     (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/" how))
     (when tls-port
