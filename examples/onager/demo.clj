@@ -24,7 +24,7 @@
       -cp \"$(make -s classpath):examples\" \\
       clojure.main -m onager.demo [--port 8080] [--tls-port 8443] [--mode virtual|event-loop|worker]
                                   [--async] [--static DIR] [--max-body BYTES] [--train]
-                                  [--ssl-cert PEM --ssl-key PEM] [--ssl-provider jdk|openssl]
+                                  [--ssl-cert PEM] [--ssl-key PEM] [--ssl-provider jdk|openssl]
 
   Without --tls-port it listens in clear text only. --ssl-cert and --ssl-key
   give the TLS port that certificate instead of a self-signed one (the
