@@ -12,7 +12,6 @@
             [onager.server :as server]
             [onager.test-support :as ts])
   (:import [java.io File]
-           [java.net ServerSocket]
            [java.nio.file Files]
            [java.nio.file.attribute FileAttribute]))
 
@@ -85,10 +84,6 @@
       (throw (ex-info (str "openssl could not make a certificate: " err) {})))
     {:cert (.getPath cert) :key (.getPath key) :dir dir}))
 
-(defn- free-port []
-  (with-open [s (ServerSocket. 0)]
-    (.getLocalPort s)))
-
 (deftest h2c-prior-knowledge
   (testing "h2spec -S on the clear-text port"
     (ts/with-server [s app {}]
@@ -96,10 +91,9 @@
 
 (deftest h2-over-tls
   (testing "h2spec -S -t on the TLS port, h2 chosen by ALPN"
-    (let [{:keys [cert key ^File dir]} (self-signed)
-          ssl-port (free-port)]
+    (let [{:keys [cert key ^File dir]} (self-signed)]
       (try
-        (ts/with-server [_ app {:ssl-port ssl-port :ssl-cert cert :ssl-key key}]
-          (passes-all (h2spec ssl-port true)))
+        (ts/with-server [s app {:ssl-port 0 :ssl-cert cert :ssl-key key}]
+          (passes-all (h2spec (server/ssl-port s) true)))
         (finally
           (run! #(.delete ^File %) (reverse (file-seq dir))))))))
