@@ -139,6 +139,23 @@ public final class Dispatcher {
     }
   }
 
+  /**
+   * Starts each of {@code xs} from {@code from} on, still open, alone where its
+   * mode runs it: what a {@link HandlerRun#spread spread} run had not reached.
+   * Their request timeouts run since the run started. On the event loop.
+   */
+  void startEach(Exchange[] xs, int from) {
+    for (int i = from; i < xs.length; i++) {
+      Exchange x = xs[i];
+      if (x.closed()) continue;
+      if (modeOf(x) == HandlerMode.WORKER) {
+        execute(x);
+      } else {
+        x.starts.start(x);
+      }
+    }
+  }
+
   // The pool refuses work once the server has stopped: those requests get a 500.
   private void execute(VirtualStarts.Task task) {
     try {
@@ -159,7 +176,13 @@ public final class Dispatcher {
 
   private static VirtualStarts.Task runOf(Exchange[] xs, int count) {
     for (int i = 0; i < count; i++) xs[i].startClock();
-    return count == 1 ? xs[0] : new HandlerRun(Arrays.copyOf(xs, count));
+    if (count == 1) return xs[0];
+    HandlerRun run = new HandlerRun(Arrays.copyOf(xs, count));
+    // Exchanges of different streams (HTTP/2's) need not wait for each other's handlers.
+    if (xs[0].stream != xs[1].stream) {
+      xs[0].loop.schedule(run::spread, HandlerRun.SLOW_NANOS, TimeUnit.NANOSECONDS);
+    }
+    return run;
   }
 
   /** Starts an exchange that runs alone: one with a body, or with an async handler. On the event loop. */

@@ -1,5 +1,7 @@
 package onager.kernel.exchange;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -16,15 +18,40 @@ import java.util.concurrent.TimeUnit;
  * that took more than {@link #SLOW_NANOS} ends the run: the answers made do not
  * wait for more slow handlers, and the exchanges after it start again as a run
  * of their own, each with its request timeout started anew.
+ *
+ * <p>The exchanges of HTTP/2 streams owe each other no order (RFC 9113 §5):
+ * such a run is {@link #spread} once it has taken {@link #SLOW_NANOS}, while
+ * its handler still runs. The exchanges it has not reached then start alone,
+ * and the answers made so far go out, so that no stream waits for another's
+ * slow handler.
  */
 final class HandlerRun implements VirtualStarts.Task {
   static final long SLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
+  private static final VarHandle NEXT;
+  private static final VarHandle UNTOLD;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      NEXT = lookup.findVarHandle(HandlerRun.class, "next", int.class);
+      UNTOLD = lookup.findVarHandle(HandlerRun.class, "untold", boolean.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final Exchange[] exchanges;
   // The thread running the handlers, while it does; read by others only to tell it is not theirs.
   private volatile Thread owner;
-  // Answers published and not yet told to the stream; the owner's own.
-  private boolean untold;
+  // The index of the next exchange to run: claimed by the run's thread one at a time, and
+  // all at once by spread.
+  @SuppressWarnings("unused") // through NEXT
+  private volatile int next;
+  // Answers published and not yet told to their streams: set by the run's thread, claimed
+  // by it at the end or by spread.
+  @SuppressWarnings("unused") // through UNTOLD
+  private volatile boolean untold;
 
   HandlerRun(Exchange[] exchanges) {
     this.exchanges = exchanges;
@@ -44,24 +71,38 @@ final class HandlerRun implements VirtualStarts.Task {
   public void run() {
     owner = Thread.currentThread();
     Exchange[] xs = exchanges;
-    int next = xs.length;
+    // Streams in order: a slow handler ends the run (spread never comes).
+    boolean inOrder = xs[0].stream == xs[1].stream;
+    int rest = xs.length;
     try {
       // The first handler runs even if its client has left since; the later ones only
       // while their answers can still go out (RFC 9112 §9.6, RFC 9113 §8.1).
-      for (int i = 0; i < xs.length; i++) {
+      for (int i; (i = (int) NEXT.getAndAdd(this, 1)) < xs.length; ) {
         if (i > 0 && xs[i].closed()) continue;
         long start = System.nanoTime();
         xs[i].invoke();
-        if (System.nanoTime() - start > SLOW_NANOS) {
-          next = i + 1;
+        if (inOrder && System.nanoTime() - start > SLOW_NANOS) {
+          rest = i + 1;
           break;
         }
       }
     } finally {
       owner = null;
-      if (untold) tellStream();
+      if ((boolean) UNTOLD.getAndSet(this, false)) tellStream();
     }
-    if (next < xs.length) startRest(Arrays.copyOfRange(xs, next, xs.length));
+    if (rest < xs.length) startRest(Arrays.copyOfRange(xs, rest, xs.length));
+  }
+
+  /**
+   * A run of independent streams still running after {@link #SLOW_NANOS}:
+   * starts alone each exchange it has not reached, and sends the answers
+   * published so far. On the event loop.
+   */
+  void spread() {
+    Exchange[] xs = exchanges;
+    int from = (int) NEXT.getAndSet(this, xs.length);
+    if (from < xs.length) xs[0].server.startEach(xs, from);
+    if ((boolean) UNTOLD.getAndSet(this, false)) tellStreams();
   }
 
   private static void startRest(Exchange[] rest) {
