@@ -17,10 +17,17 @@ import onager.kernel.limits.RequestTimeouts;
  * ({@link Http2Pipeline}); the first byte that differs leaves it HTTP/1.x, and
  * this handler goes. Safe to have on: only a client that means HTTP/2 sends the
  * preface, which is no valid HTTP/1.1 request a proxy would pass on.
+ *
+ * <p>A first line of three words whose last is no HTTP version is neither: a
+ * client that meant HTTP/2 and sent another preface, which §3.4 makes a
+ * connection error. It is closed without an answer, where HTTP/1.1 would
+ * write a 400 that client could not read.
  */
 public final class PriorKnowledge extends ChannelInboundHandlerAdapter {
   static final String NAME = "onager-h2c-preface";
   private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+  private static final byte[] HTTP = "HTTP/".getBytes(StandardCharsets.US_ASCII);
 
   private final Http2Limits limits;
   private final Dispatcher server;
@@ -57,7 +64,13 @@ public final class PriorKnowledge extends ChannelInboundHandlerAdapter {
     int at = in.readerIndex();
     for (int i = 0; i < n; i++) {
       if (in.getByte(at + i) != PREFACE[i]) {
-        pass(ctx, in);
+        if (isNoHttpLine(in)) {
+          seen = null;
+          in.release();
+          ctx.close();
+        } else {
+          pass(ctx, in);
+        }
         return;
       }
     }
@@ -67,6 +80,27 @@ public final class PriorKnowledge extends ChannelInboundHandlerAdapter {
     }
     Http2Pipeline.install(ctx.pipeline(), limits, server, starts, timeouts);
     pass(ctx, in);
+  }
+
+  // The first line, when it is all in: three words, the last not starting "HTTP/" in any case.
+  private static boolean isNoHttpLine(ByteBuf in) {
+    int start = in.readerIndex();
+    int end = in.indexOf(start, in.writerIndex(), (byte) '\r');
+    if (end < 0) return false;
+    int spaces = 0;
+    int lastWord = start;
+    for (int i = start; i < end; i++) {
+      if (in.getByte(i) == ' ') {
+        spaces++;
+        lastWord = i + 1;
+      }
+    }
+    if (spaces != 2) return false;
+    if (end - lastWord < HTTP.length) return true;
+    for (int i = 0; i < HTTP.length; i++) {
+      if ((in.getByte(lastWord + i) & 0xDF) != (HTTP[i] & 0xDF)) return true;
+    }
+    return false;
   }
 
   private void pass(ChannelHandlerContext ctx, ByteBuf in) {
