@@ -69,7 +69,22 @@
    [:sni {"bad name" {:ssl-cert "c.pem" :ssl-key "k.pem"}} "a map of server names"]
    [:sni {"a.test" {:port 1 :ssl-cert "c.pem" :ssl-key "k.pem"}} "a map of server names"]
    [:ssl-provider :boringssl ":jdk or :openssl"]
-   [:ssl-reload-on-change? "yes" "true or false"]])
+   [:ssl-reload-on-change? "yes" "true or false"]
+   [:h2c? "yes" "true or false"]
+   [:h2c-upgrade? 1 "true or false"]
+   [:http2-max-concurrent-streams 0 "integer from 1 to 10000"]
+   [:http2-max-concurrent-streams 10001 "integer from 1 to 10000"]
+   [:http2-initial-window-size 1023 "integer from 1024 to 2147483647"]
+   [:http2-connection-window-size 65534 "integer from 65535 to 2147483647"]
+   [:http2-max-frame-size 16383 "integer from 16384 to 16777215"]
+   [:http2-max-frame-size 16777216 "integer from 16384 to 16777215"]
+   [:http2-header-table-size -1 "integer from 0 to 2147483647"]
+   [:http2-max-resets 0 "integer from 1 to 2147483647"]
+   [:http2-reset-window-seconds 86401 "integer from 1 to 86400"]
+   [:http2-max-small-continuations 0 "integer from 1 to 10000"]
+   [:http2-max-empty-data-frames 10001 "integer from 1 to 10000"]
+   [:http2-max-queued-control-frames 0 "integer from 1 to 2147483647"]
+   [:http2-max-control-frames-per-second "100" "integer from 1 to 2147483647"]])
 
 (deftest bad-options-are-rejected-with-their-message
   (doseq [[k v allowed] bad-options]
