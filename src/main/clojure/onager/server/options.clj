@@ -115,20 +115,23 @@
     :valid? (int-in 0 max-int)
     :allowed "an integer from 0 to 2147483647; 0 disables it"
     :doc (str "Once a request head starts to arrive, all of it must arrive within this time, or the client "
-              "gets 408 and the connection closes (slowloris).")}
+              "gets 408 and the connection closes (slowloris). On HTTP/2, a header block (HEADERS and its "
+              "CONTINUATION frames) must arrive whole within it, or the connection gets GOAWAY and closes.")}
    {:key :body-timeout-ms
     :default 30000
     :valid? (int-in 0 max-int)
     :allowed "an integer from 0 to 2147483647; 0 disables it"
     :doc (str "Longest a request body may stall, no byte arriving while the server reads it; then the client "
-              "gets 408, the handler's read throws an IOException and the connection closes.")}
+              "gets 408, the handler's read throws an IOException and the connection closes (on HTTP/2, the "
+              "stream is reset and the connection's other streams go on).")}
    {:key :request-timeout-ms
     :default 60000
     :valid? (int-in 0 max-int)
     :allowed "an integer from 0 to 2147483647; 0 disables it"
     :doc (str "Longest a handler may take to answer (return, or call respond) once it has the request "
               "(time its client spends sending the body does not count); then the client gets 503, the "
-              "connection closes and the handler's late answer is dropped. Streaming an answered body is not limited. "
+              "connection closes (on HTTP/2, the stream ends; the connection's other streams go on) and the "
+              "handler's late answer is dropped. Streaming an answered body is not limited. "
               "Checked every twentieth of it (5 ms to 1 s): the 503 never comes early, and comes at most a tenth of it late (10 ms under 100 ms).")}
    {:key :shutdown-timeout-ms
     :default 30000

@@ -11,18 +11,22 @@ import onager.kernel.log.Logs;
 
 /**
  * The timeouts of one HTTP/2 connection: the idle timeout (no stream open and no
- * request frame for that long: GOAWAY and close), the body timeout per stream (a
- * request body the handler reads that stalls: 408 and the stream reset), and the
- * write stall per stream (response bytes wait for a window the client does not
- * open for the idle timeout: the stream is reset and its body's source let go;
- * a socket that takes nothing for as long closes the connection). One timer per
- * connection ticks at a quarter of the shortest timeout, on the event loop.
+ * request frame for that long: GOAWAY and close), the header timeout (a header
+ * block begun and not ended for that long: GOAWAY and close, since the
+ * connection's other frames cannot come before the block's end, RFC 9113 §6.10),
+ * the body timeout per stream (a request body the handler reads that stalls:
+ * 408 and the stream reset), and the write stall per stream (response bytes
+ * wait for a window the client does not open for the idle timeout: the stream
+ * is reset and its body's source let go; a socket that takes nothing for as
+ * long closes the connection). One timer per connection ticks at a quarter of
+ * the shortest timeout, on the event loop.
  */
 final class H2Clock implements Runnable {
   private static final long MIN_TICK_MS = 5;
   private static final long MAX_TICK_MS = 2_500;
 
   private final H2Connection connection;
+  private final long headerTimeoutNanos;
   private final long bodyTimeoutNanos;
   private final long idleTimeoutNanos;
   private final long tickMs;
@@ -36,13 +40,17 @@ final class H2Clock implements Runnable {
   private Object lastEntry;
   private long lastProgress;
   private long lastPending;
+  // The header block open at the last tick (by its number), and since when it has been seen open.
+  private long block;
+  private long blockSince;
 
   H2Clock(H2Connection connection, Http2Limits limits) {
     this.connection = connection;
+    this.headerTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.headerTimeoutMs());
     this.bodyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.bodyTimeoutMs());
     this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.idleTimeoutMs());
     long shortest = Long.MAX_VALUE;
-    for (long ms : new long[] {limits.bodyTimeoutMs(), limits.idleTimeoutMs()}) {
+    for (long ms : new long[] {limits.headerTimeoutMs(), limits.bodyTimeoutMs(), limits.idleTimeoutMs()}) {
       if (ms > 0) shortest = Math.min(shortest, ms);
     }
     this.tickMs = shortest == Long.MAX_VALUE ? 0 : Math.max(MIN_TICK_MS, Math.min(MAX_TICK_MS, shortest / 4));
@@ -85,6 +93,11 @@ final class H2Clock implements Runnable {
     if (active) {
       active = false;
       idleSince = now;
+    }
+    if (headerTimeoutNanos > 0 && blockStalled(now)) {
+      Logs.CLIENT.debug("closing {}: a header block took longer than :header-timeout-ms", channel.remoteAddress());
+      connection.headerTimeout();
+      return;
     }
     boolean connectionWindow = windowMoved;
     windowMoved = false;
@@ -138,6 +151,19 @@ final class H2Clock implements Runnable {
       }
       return true;
     });
+  }
+
+  // True when the header block open now was open for the header timeout: counted from the tick
+  // that first saw it, so never early.
+  private boolean blockStalled(long now) {
+    HeaderBlocks blocks = connection.blocks;
+    if (!blocks.open()) return false;
+    if (blocks.opened() != block) {
+      block = blocks.opened();
+      blockSince = now;
+      return false;
+    }
+    return now - blockSince >= headerTimeoutNanos;
   }
 
   // True when the socket has taken none of the bytes waiting for it for the idle timeout.

@@ -55,6 +55,8 @@ final class H2Connection extends Http2ConnectionAdapter implements Http2FrameLis
   private Http2Connection connection;
   private Http2Connection.PropertyKey key;
   private H2Clock clock;
+  // The header blocks the client opens, for the header timeout; null when :header-timeout-ms is 0.
+  final HeaderBlocks blocks;
   boolean secure;
 
   boolean reading;
@@ -75,6 +77,7 @@ final class H2Connection extends Http2ConnectionAdapter implements Http2FrameLis
     this.starts = starts;
     this.timeouts = timeouts;
     this.limits = limits;
+    this.blocks = limits.headerTimeoutMs() > 0 ? new HeaderBlocks() : null;
   }
 
   void attach(ChannelHandlerContext ctx, H2Handler handler) {
@@ -231,6 +234,8 @@ final class H2Connection extends Http2ConnectionAdapter implements Http2FrameLis
 
   @Override
   public void onStreamClosed(Http2Stream stream) {
+    // The idle timeout counts from the last stream's end, as from an HTTP/1.1 connection's last answer.
+    clock.active();
     H2Stream h = streamOf(stream);
     if (h != null) h.closed();
   }
@@ -399,6 +404,19 @@ final class H2Connection extends Http2ConnectionAdapter implements Http2FrameLis
   /** Closes the connection after a GOAWAY; streams still open get up to the shutdown timeout. */
   void closeGracefully() {
     if (!ended) ctx.channel().close();
+  }
+
+  /**
+   * A header block stayed open for the header timeout: GOAWAY and close. No other
+   * frame of the client's can be read before the block ends (RFC 9113 §6.10), and
+   * the block's HPACK state cannot be dropped, so the connection cannot go on.
+   */
+  void headerTimeout() {
+    if (ended) return;
+    clock.stop();
+    handler.onError(ctx, false, Http2Exception.connectionError(Http2Error.ENHANCE_YOUR_CALM,
+        "a header block took longer than :header-timeout-ms"));
+    flushSoon();
   }
 
   /** Closes now, without waiting for open streams. */

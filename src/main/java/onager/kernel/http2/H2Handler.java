@@ -1,5 +1,6 @@
 package onager.kernel.http2;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
@@ -39,6 +40,8 @@ final class H2Handler extends Http2ConnectionHandler {
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
     connection.reading = true;
+    HeaderBlocks blocks = connection.blocks;
+    if (blocks != null && msg instanceof ByteBuf bytes) blocks.read(bytes);
     super.channelRead(ctx, msg);
   }
 

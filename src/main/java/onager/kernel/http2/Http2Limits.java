@@ -20,6 +20,8 @@ package onager.kernel.http2;
  * @param maxQueuedControlFrames   control frames (SETTINGS and PING acknowledgements, resets) that may wait for a
  *                                 client that does not read them
  * @param maxControlFramesPerSecond SETTINGS, PING and PRIORITY frames a client may send per second
+ * @param headerTimeoutMs          longest a header block (a HEADERS frame and its CONTINUATION frames) may take
+ *                                 to arrive whole
  * @param bodyTimeoutMs            longest a request body may stall while its handler reads it
  * @param idleTimeoutMs            longest a connection may have no stream, and a stream's client may take no bytes
  * @param shutdownTimeoutMs        longest a stopping server lets the open streams finish
@@ -28,4 +30,4 @@ public record Http2Limits(int maxConcurrentStreams, int initialWindowSize, int c
                           int maxFrameSize, int headerTableSize, int maxHeaderListSize, int maxHeaderCount,
                           int maxResets, int resetWindowSeconds, int maxSmallContinuations,
                           int maxEmptyDataFrames, int maxQueuedControlFrames, int maxControlFramesPerSecond,
-                          long bodyTimeoutMs, long idleTimeoutMs, long shutdownTimeoutMs) {}
+                          long headerTimeoutMs, long bodyTimeoutMs, long idleTimeoutMs, long shutdownTimeoutMs) {}

@@ -110,7 +110,7 @@ public final class OnagerServer implements Closeable {
         config.http2ConnectionWindowSize, config.http2MaxFrameSize, config.http2HeaderTableSize,
         config.maxHeaderSize, config.maxHeaderCount, config.http2MaxResets, config.http2ResetWindowSeconds,
         config.http2MaxSmallContinuations, config.http2MaxEmptyDataFrames, config.http2MaxQueuedControlFrames,
-        config.http2MaxControlFramesPerSecond, config.bodyTimeoutMs, config.idleTimeoutMs,
+        config.http2MaxControlFramesPerSecond, config.headerTimeoutMs, config.bodyTimeoutMs, config.idleTimeoutMs,
         config.shutdownTimeoutMs);
   }
 
