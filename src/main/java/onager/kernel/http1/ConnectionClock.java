@@ -2,9 +2,9 @@ package onager.kernel.http1;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import onager.kernel.limits.SocketStall;
 import onager.kernel.log.Logs;
 
 /**
@@ -20,8 +20,6 @@ import onager.kernel.log.Logs;
  * and no timer set. The ticks run on the event loop.
  */
 final class ConnectionClock implements Runnable {
-  private static final long MIN_TICK_MS = 5;
-  private static final long MAX_TICK_MS = 2_500;
 
   private final Http1Connection connection;
   private final long headerTimeoutNanos;
@@ -40,21 +38,14 @@ final class ConnectionClock implements Runnable {
   private long idleSince;
   private long headSince;
   private long bodyQuietSince;
-  private long writeQuietSince;
-  private Object lastEntry;
-  private long lastProgress;
-  private long lastPending;
+  private final SocketStall socket = new SocketStall();
 
   ConnectionClock(Http1Connection connection, Http1Limits limits) {
     this.connection = connection;
     this.headerTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.headerTimeoutMs());
     this.bodyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.bodyTimeoutMs());
     this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.idleTimeoutMs());
-    long shortest = Long.MAX_VALUE;
-    for (long ms : new long[] {limits.headerTimeoutMs(), limits.bodyTimeoutMs(), limits.idleTimeoutMs()}) {
-      if (ms > 0) shortest = Math.min(shortest, ms);
-    }
-    this.tickMs = shortest == Long.MAX_VALUE ? 0 : Math.max(MIN_TICK_MS, Math.min(MAX_TICK_MS, shortest / 4));
+    this.tickMs = SocketStall.tickMs(limits.headerTimeoutMs(), limits.bodyTimeoutMs(), limits.idleTimeoutMs());
     // idleSince is the tick that saw the connection busy, a little after it was; a later
     // tick may run on time where that one ran late by a little, which must not cost a tick.
     this.idleAfterNanos = idleTimeoutNanos - TimeUnit.MILLISECONDS.toNanos(tickMs) / 8;
@@ -66,7 +57,7 @@ final class ConnectionClock implements Runnable {
     long now = System.nanoTime();
     idleSince = now;
     bodyQuietSince = now;
-    writeQuietSince = now;
+    socket.reset(now);
     timer = ctx.executor().scheduleAtFixedRate(this, tickMs, tickMs, TimeUnit.MILLISECONDS);
   }
 
@@ -121,7 +112,7 @@ final class ConnectionClock implements Runnable {
       }
     } else if (!owes && input != Http1Connection.Input.BODY && idleTimeoutNanos > 0) {
       // The last response may still be leaving: the connection is idle once its bytes stop moving.
-      if (outboundMoved(channel)) idleSince = now;
+      if (socket.outboundMoved(channel)) idleSince = now;
       if (now - idleSince >= idleAfterNanos) {
         Logs.SERVER.debug("closing {}: idle for :idle-timeout-ms", channel.remoteAddress());
         connection.closeNow();
@@ -132,32 +123,9 @@ final class ConnectionClock implements Runnable {
       connection.failBody(408, "the request body stalled for :body-timeout-ms", null);
       return;
     }
-    if (owes && idleTimeoutNanos > 0 && writeStalled(channel, now)) {
+    if (owes && idleTimeoutNanos > 0 && socket.stalled(channel, now, idleTimeoutNanos)) {
       Logs.CLIENT.debug("closing {}: the client took no response bytes for :idle-timeout-ms", channel.remoteAddress());
       connection.closeNow();
     }
-  }
-
-  // True when the client has taken none of a full socket's bytes for the idle timeout.
-  private boolean writeStalled(Channel channel, long now) {
-    if (channel.isWritable() || outboundMoved(channel)) {
-      writeQuietSince = now;
-      return false;
-    }
-    return now - writeQuietSince >= idleTimeoutNanos;
-  }
-
-  // True when bytes waiting to go out changed since the last tick: some left, or more came.
-  private boolean outboundMoved(Channel channel) {
-    ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-    if (out == null) return false;
-    Object entry = out.current();
-    long progress = out.currentProgress();
-    long pending = out.totalPendingWriteBytes();
-    if (entry == lastEntry && progress == lastProgress && pending == lastPending) return false;
-    lastEntry = entry;
-    lastProgress = progress;
-    lastPending = pending;
-    return true;
   }
 }

@@ -2,11 +2,11 @@ package onager.kernel.http2;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2RemoteFlowController;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import onager.kernel.limits.SocketStall;
 import onager.kernel.log.Logs;
 
 /**
@@ -22,8 +22,6 @@ import onager.kernel.log.Logs;
  * the shortest timeout, on the event loop.
  */
 final class H2Clock implements Runnable {
-  private static final long MIN_TICK_MS = 5;
-  private static final long MAX_TICK_MS = 2_500;
 
   private final H2Connection connection;
   private final long headerTimeoutNanos;
@@ -36,10 +34,7 @@ final class H2Clock implements Runnable {
   private boolean active;
   private boolean windowMoved;
   private long idleSince;
-  private long socketQuietSince;
-  private Object lastEntry;
-  private long lastProgress;
-  private long lastPending;
+  private final SocketStall socket = new SocketStall();
   // The header block open at the last tick (by its number), and since when it has been seen open.
   private long block;
   private long blockSince;
@@ -49,11 +44,7 @@ final class H2Clock implements Runnable {
     this.headerTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.headerTimeoutMs());
     this.bodyTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.bodyTimeoutMs());
     this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(limits.idleTimeoutMs());
-    long shortest = Long.MAX_VALUE;
-    for (long ms : new long[] {limits.headerTimeoutMs(), limits.bodyTimeoutMs(), limits.idleTimeoutMs()}) {
-      if (ms > 0) shortest = Math.min(shortest, ms);
-    }
-    this.tickMs = shortest == Long.MAX_VALUE ? 0 : Math.max(MIN_TICK_MS, Math.min(MAX_TICK_MS, shortest / 4));
+    this.tickMs = SocketStall.tickMs(limits.headerTimeoutMs(), limits.bodyTimeoutMs(), limits.idleTimeoutMs());
   }
 
   void start(ChannelHandlerContext ctx) {
@@ -61,7 +52,7 @@ final class H2Clock implements Runnable {
     if (tickMs == 0) return;
     long now = System.nanoTime();
     idleSince = now;
-    socketQuietSince = now;
+    socket.reset(now);
     timer = ctx.executor().scheduleAtFixedRate(this, tickMs, tickMs, TimeUnit.MILLISECONDS);
   }
 
@@ -102,14 +93,14 @@ final class H2Clock implements Runnable {
     boolean connectionWindow = windowMoved;
     windowMoved = false;
     if (connection.connection().numActiveStreams() == 0) {
-      if (idleTimeoutNanos > 0 && !outboundMoved() && now - idleSince >= idleTimeoutNanos) {
+      if (idleTimeoutNanos > 0 && !socket.outboundMoved(channel) && now - idleSince >= idleTimeoutNanos) {
         Logs.SERVER.debug("closing {}: idle for :idle-timeout-ms", channel.remoteAddress());
         connection.closeGracefully();
       }
       return;
     }
     idleSince = now;
-    if (idleTimeoutNanos > 0 && socketStalled(now)) {
+    if (idleTimeoutNanos > 0 && socket.stalled(channel, now, idleTimeoutNanos)) {
       Logs.CLIENT.debug("closing {}: the client took no response bytes for :idle-timeout-ms", channel.remoteAddress());
       connection.closeNow();
       return;
@@ -164,27 +155,5 @@ final class H2Clock implements Runnable {
       return false;
     }
     return now - blockSince >= headerTimeoutNanos;
-  }
-
-  // True when the socket has taken none of the bytes waiting for it for the idle timeout.
-  private boolean socketStalled(long now) {
-    if (channel.isWritable() || outboundMoved()) {
-      socketQuietSince = now;
-      return false;
-    }
-    return now - socketQuietSince >= idleTimeoutNanos;
-  }
-
-  private boolean outboundMoved() {
-    ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-    if (out == null) return false;
-    Object entry = out.current();
-    long progress = out.currentProgress();
-    long pending = out.totalPendingWriteBytes();
-    if (entry == lastEntry && progress == lastProgress && pending == lastPending) return false;
-    lastEntry = entry;
-    lastProgress = progress;
-    lastPending = pending;
-    return true;
   }
 }
