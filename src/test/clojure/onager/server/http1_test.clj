@@ -39,6 +39,35 @@
           (is (= [200] (ts/statuses text)) path)
           (is closed? path))))))
 
+(defn- writes-after-close
+  "Sends `request` on a raw socket, reads the answer to the server's close, then
+  keeps writing for up to `ms` (under the 2 s a close lingers): :refused when a write fails (the server's socket
+  is gone and its kernel answers with a reset), :accepted when every one went in
+  (the server still reads, lingering, RFC 9112 §9.6)."
+  [s request ms]
+  (with-open [socket (ts/connect s)]
+    (ts/send! socket request)
+    (let [{:keys [text closed?]} (ts/read-all socket)
+          deadline (+ (System/currentTimeMillis) ms)]
+      (is (= [200] (ts/statuses text)))
+      (is closed?)
+      (loop []
+        (cond
+          (try (ts/send! socket "x") false (catch java.io.IOException _ true)) :refused
+          (> (System/currentTimeMillis) deadline) :accepted
+          :else (do (Thread/sleep 20) (recur)))))))
+
+(deftest close-lingers-only-when-the-server-ends-the-connection
+  (ts/with-server [s (fn [r] (if (= "/bye" (:uri r))
+                               {:status 200 :headers {"Connection" "close"} :body "bye"}
+                               (ok "ok")))]
+    (testing "the client said close and sent its whole request: a plain close, nothing is read after it"
+      (is (= :refused (writes-after-close s (get-req "/" :close? true) 1000))))
+    (testing "the server ends a kept-alive connection: it goes on reading what the client still sends"
+      (is (= :accepted (writes-after-close s (get-req "/bye") 500))))
+    (testing "bytes after the client's last request: the close lingers, so they cannot cause a reset"
+      (is (= :accepted (writes-after-close s (str (get-req "/" :close? true) "GET /more HTTP/1.1\r\n") 500))))))
+
 (deftest http-1-0
   (ts/each-combo [s (fn [r] (if (= "/stream" (:uri r)) (ok (list "a" "b" "c")) (ok "ten bytes!")))]
     (testing "without keep-alive the connection closes after the response"

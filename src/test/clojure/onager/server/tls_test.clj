@@ -293,6 +293,27 @@
         (is (re-find #"^HTTP/1.1 200" (exchange! open "/after"))))
       (finally (.close open) (server/stop s)))))
 
+(deftest a-handshake-that-does-not-finish-is-cut-at-the-header-timeout
+  (doseq [[what opts] [["one certificate" {}]
+                       ["certificates by name" {:sni {"a.example.com" (write! (issue "a.example.com"))}}]]]
+    (testing what
+      (let [cert (localhost)
+            s (start (merge (write! cert) {:header-timeout-ms 300} opts))]
+        (try
+          (testing "a client that connects and sends nothing"
+            (with-open [socket (ts/connect (server/ssl-port s))]
+              (.setSoTimeout socket 5000)
+              (is (:closed? (ts/read-all socket)))))
+          (testing "a client that stops in the middle of its ClientHello"
+            ;; A handshake record's header announcing 512 bytes, and 10 of them.
+            (with-open [socket (ts/connect (server/ssl-port s))]
+              (.setSoTimeout socket 5000)
+              (doto (.getOutputStream socket) (.write (byte-array (concat [22 3 1 2 0] (range 10)))) (.flush))
+              (is (:closed? (ts/read-all socket)))))
+          (testing "a client that finishes its handshake is served"
+            (is (= 200 (:status (https-get s (ssl-context [(.certificate cert)]) "/")))))
+          (finally (server/stop s)))))))
+
 (deftest certificates-reload-without-a-restart
   (let [dir (temp-dir)
         one (localhost) two (localhost) three (localhost)

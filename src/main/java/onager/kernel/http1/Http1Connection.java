@@ -109,6 +109,11 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   private boolean continued;
   private boolean skipEnd;
   private boolean lastRequest;
+  // The latest request asked to close the connection; something arrived after it.
+  private boolean clientCloses;
+  private boolean trailing;
+  // Null when the connection has no lingering close in front (a test's pipeline).
+  private LingeringClose lingering;
 
   private boolean reading;
   private boolean unflushed;
@@ -143,6 +148,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     secure = ctx.pipeline().get(SslHandler.class) != null;
+    lingering = ctx.pipeline().get(LingeringClose.class);
     clock.start(ctx);
   }
 
@@ -248,6 +254,8 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
     if (input == Input.AWAITING) {
       input = Input.HEAD;
       clock.headBegan();
+    } else if (input == Input.CLOSED) {
+      trailing = true;
     } else if (input == Input.HELD && !heldHead) {
       // A head behind the requests held back: its clock runs once they have gone in.
       heldHead = true;
@@ -289,6 +297,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
       return;
     }
     if (input == Input.CLOSED) {
+      trailing = true;
       ReferenceCountUtil.release(request);
       return;
     }
@@ -314,6 +323,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
     }
     owed.add(x);
     lastRequest = !keepAlive;
+    clientCloses = valid && !keepAlive;
     skipEnd = !hasBody && !(request instanceof LastHttpContent);
     if (!valid) {
       refuseMalformed(x, request.decoderResult().cause());
@@ -479,7 +489,13 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   private void answered(Exchange x) {
     owed.poll();
     clock.active();
-    if (!x.ended()) closeAfterAnswers();
+    if (x.ended()) return;
+    // The client ended the connection with a request read whole and sent nothing after it:
+    // it reads its answer and closes too, and no unread byte can turn the close into a reset.
+    if (lingering != null && clientCloses && owed.isEmpty() && bodyOf == null && held == null && !trailing) {
+      lingering.closePlainly();
+    }
+    closeAfterAnswers();
   }
 
   // No more requests: the connection closes once what is written has gone.

@@ -21,6 +21,10 @@ import java.util.concurrent.TimeUnit;
  * answer with a reset, and a reset can destroy the response the client was about
  * to read: a 413 for a body it is still sending, a 414 for a line it has not
  * finished. Sits first in the pipeline, so it sees every close and every byte.
+ *
+ * <p>A connection the client ends itself needs none of that once its last
+ * request is read whole: such a client sends nothing more (§9.6), and a plain
+ * close spares a connection per request the half-close, the wait and its timer.
  */
 final class LingeringClose extends ChannelDuplexHandler {
   static final String NAME = "onager-lingering-close";
@@ -31,7 +35,13 @@ final class LingeringClose extends ChannelDuplexHandler {
   static final long MAX_DISCARD = 64L << 20;
 
   private boolean lingering;
+  private boolean plain;
   private long discarded;
+
+  /** The next close is a plain one: the client has said it sends nothing more, and has sent it all. */
+  void closePlainly() {
+    plain = true;
+  }
 
   @Override
   public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
@@ -40,7 +50,7 @@ final class LingeringClose extends ChannelDuplexHandler {
       channel.closeFuture().addListener(f -> promise.trySuccess());
       return;
     }
-    if (!(channel instanceof DuplexChannel duplex) || !channel.isActive()
+    if (plain || !(channel instanceof DuplexChannel duplex) || !channel.isActive()
         || duplex.isInputShutdown() || duplex.isOutputShutdown()) {
       ctx.close(promise);
       return;

@@ -63,6 +63,11 @@ public final class Certificates implements Mapping<String, SslContext> {
     return current.map(serverName);
   }
 
+  /** True when the certificate depends on the server name the client asks for (:sni). */
+  public boolean byName() {
+    return !config.sni.isEmpty();
+  }
+
   /** The files the certificates and the trust come from. */
   public List<String> files() {
     return config.files();

@@ -2,8 +2,12 @@ package onager.kernel.tls;
 
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.SniHandler;
+import io.netty.handler.ssl.SslHandler;
 
-/** Puts TLS in front of a connection: the SNI-aware handshake, then {@link Alpn}. */
+/**
+ * Puts TLS in front of a connection: the handshake, SNI-aware when certificates
+ * are chosen by name, then {@link Alpn}.
+ */
 public final class TlsFront {
   private TlsFront() {}
 
@@ -16,14 +20,21 @@ public final class TlsFront {
 
   /**
    * Installs TLS first in {@code pipeline}: the certificate chosen by the
-   * ClientHello's server name from {@code certificates}, the handshake to be
+   * ClientHello's server name from {@code certificates} when it has several, the handshake to be
    * done within {@code handshakeTimeoutMs} (0 for Netty's 10 s), then {@code alpn}.
    */
   public static void install(ChannelPipeline pipeline, Certificates certificates, long handshakeTimeoutMs,
                              Alpn alpn) {
     long timeout = handshakeTimeoutMs > 0 ? handshakeTimeoutMs : DEFAULT_HANDSHAKE_TIMEOUT_MS;
     pipeline.addFirst(Alpn.NAME, alpn);
-    // The timeout covers the wait for the ClientHello and, in the SslHandler, the handshake.
-    pipeline.addFirst(NAME, new SniHandler(certificates, MAX_CLIENT_HELLO, timeout));
+    if (certificates.byName()) {
+      // The timeout covers the wait for the ClientHello and, in the SslHandler, the handshake.
+      pipeline.addFirst(NAME, new SniHandler(certificates, MAX_CLIENT_HELLO, timeout));
+      return;
+    }
+    // One certificate for every name: the handshake starts without parsing the ClientHello first.
+    SslHandler tls = certificates.map(null).newHandler(pipeline.channel().alloc());
+    tls.setHandshakeTimeoutMillis(timeout);
+    pipeline.addFirst(NAME, tls);
   }
 }
