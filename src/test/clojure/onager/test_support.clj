@@ -3,7 +3,8 @@
   handler combinations (three modes × two arities), and clients: the JDK
   HttpClient (HTTP/1.1) and raw sockets for bytes no client would send; and
   where the tools that scripts/install-tools installs outside the PATH are."
-  (:require [clojure.java.shell :as shell]
+  (:require [clojure.data.json :as json]
+            [clojure.java.shell :as shell]
             [clojure.string :as str]
             [onager.server :as server])
   (:import [io.vertx.core Vertx]
@@ -221,6 +222,22 @@
         (when-not (zero? (long exit))
           (throw (ex-info (str "scripts/" name " failed (exit " exit "): " err) {:tool name})))
         ((swap! tool-paths assoc name (str/trim out)) name))))
+
+;; ---- the hostile HTTP/2 clients ----
+
+(defn h2-attack
+  "Runs src/test/python/h2_attack.py's case `name` with `args` against
+  `server` (h2c by prior knowledge); returns its report, keys as keywords
+  (stream ids too: :1). Throws when the script fails."
+  [server name & args]
+  (let [cmd (concat ["timeout" "120" (tool "python-h2") "src/test/python/h2_attack.py" name
+                     "--port" (str (server/port server))]
+                    args)
+        {:keys [exit out err]} (apply shell/sh cmd)
+        line (last (str/split-lines out))]
+    (when-not (and (zero? (long exit)) line (str/starts-with? line "{"))
+      (throw (ex-info (str (str/join " " cmd) " failed (exit " exit "):\n" err out) {:exit exit})))
+    (json/read-str line :key-fn keyword)))
 
 ;; ---- logs ----
 

@@ -7,29 +7,12 @@
   close) or refused the stream, that the well-behaved client was served, and that
   the server logged nothing at error level. Every attack is bounded in frames and
   seconds, and talks to 127.0.0.1 only."
-  (:require [clojure.data.json :as json]
-            [clojure.java.io :as io]
-            [clojure.java.shell :as shell]
-            [clojure.string :as str]
+  (:require [clojure.java.io :as io]
             [clojure.test :refer [deftest is testing]]
             [onager.demo :as demo]
-            [onager.server :as server]
             [onager.test-support :as ts]))
 
 (def ^:private app (demo/handler (io/file "examples/static")))
-
-(defn- attack
-  "Runs the attack `name` with the script's `args` against `server`; returns its
-  report, keys as keywords (stream ids too: :1)."
-  [server name & args]
-  (let [cmd (concat ["timeout" "120" (ts/tool "python-h2") "src/test/python/h2_attack.py" name
-                     "--port" (str (server/port server))]
-                    args)
-        {:keys [exit out err]} (apply shell/sh cmd)
-        line (last (str/split-lines out))]
-    (when-not (and (zero? (long exit)) line (str/starts-with? line "{"))
-      (throw (ex-info (str (str/join " " cmd) " failed (exit " exit "):\n" err out) {:exit exit})))
-    (json/read-str line :key-fn keyword)))
 
 (defn- run-attack
   "Starts the demo app with `opts`, runs the attack, stops the server: returns
@@ -38,7 +21,7 @@
   (let [report (atom nil)
         records (ts/capture-logs
                  #(ts/with-server [s app opts]
-                    (reset! report (apply attack s name args))))]
+                    (reset! report (apply ts/h2-attack s name args))))]
     [@report records]))
 
 (defn- served-others [report records]

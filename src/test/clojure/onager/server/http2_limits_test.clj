@@ -7,27 +7,10 @@
   same connection) and \"slow-headers\" (a header block that never ends, in raw
   frames); each also makes a request on a connection of its own. The logs the
   limits write are captured and checked."
-  (:require [clojure.data.json :as json]
-            [clojure.java.shell :as shell]
-            [clojure.string :as str]
-            [clojure.test :refer [deftest is testing]]
-            [onager.server :as server]
+  (:require [clojure.test :refer [deftest is testing]]
             [onager.test-support :as ts])
   (:import [java.io IOException]
            [onager.kernel.request ClientAbortException]))
-
-(defn- script
-  "Runs h2_attack.py's case `name` with `args` against `server`; returns its
-  report, keys as keywords (stream ids too: :1)."
-  [server name & args]
-  (let [cmd (concat ["timeout" "120" (ts/tool "python-h2") "src/test/python/h2_attack.py" name
-                     "--port" (str (server/port server)) "--good-path" "/ok"]
-                    args)
-        {:keys [exit out err]} (apply shell/sh cmd)
-        line (last (str/split-lines out))]
-    (when-not (and (zero? (long exit)) line (str/starts-with? line "{"))
-      (throw (ex-info (str (str/join " " cmd) " failed (exit " exit "):\n" err out) {:exit exit})))
-    (json/read-str line :key-fn keyword)))
 
 (defn- run
   "Starts `handler` with `opts`, runs the script's case, delivers true to the
@@ -37,7 +20,7 @@
   (let [report (atom nil)
         records (ts/capture-logs
                  #(ts/with-server [s handler (dissoc opts ::release)]
-                    (try (reset! report (apply script s name args))
+                    (try (reset! report (apply ts/h2-attack s name "--good-path" "/ok" args))
                          (finally (some-> (::release opts) (deliver true))))))]
     [@report records]))
 
