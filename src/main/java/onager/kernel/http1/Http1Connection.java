@@ -123,8 +123,10 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   private boolean bodyPaused;
   private boolean heldPaused;
   private boolean writePaused;
-  // The server closes the connection; the socket failed under us (a reset).
+  // The connection is closing; the server chose that while the socket was open; the socket
+  // failed under us (a reset).
   private boolean closing;
+  private boolean serverClosed;
   private boolean peerFailed;
   // The latest request, named in the log when its client leaves.
   private HttpRequest latest;
@@ -509,7 +511,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
 
   /** Closes now; what is written still goes out first (see {@link LingeringClose}). */
   void closeNow() {
-    closing = true;
+    closed();
     clock.stop();
     flush();
     ctx.close();
@@ -518,9 +520,18 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   @Override
   public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
     // Every close the server decides on passes here: one that finds exchanges open is not the client's.
-    closing = true;
+    closed();
     clock.stop();
     ctx.close(promise);
+  }
+
+  /**
+   * The server closes. A close asked for after the socket already failed (a body writer
+   * that learnt of the reset before the event loop told us) is still the client's doing.
+   */
+  private void closed() {
+    if (ctx.channel().isActive()) serverClosed = true;
+    closing = true;
   }
 
   /** Answers a request head that could not arrive, then closes. */
@@ -579,7 +590,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    if ((!closing || peerFailed) && (bodyOf != null || !owed.isEmpty() || writePaused)) clientLeft();
+    if ((!serverClosed || peerFailed) && (bodyOf != null || !owed.isEmpty() || writePaused)) clientLeft();
     closing = true;
     clock.stop();
     Exchange body = bodyOf;
