@@ -99,13 +99,21 @@
           "no connection-specific field goes out (RFC 9113 §8.2.2)"))
     (is (= 204 (:status (curl (ts/url s "/204")))))))
 
+(defn- nghttp-status
+  "POSTs the file `f` with nghttp (and its `args`) to `url`: the response's status."
+  [url f & args]
+  (let [{:keys [out err]} (apply nghttp "-v" "-n" "-d" (str f) (concat args [url]))]
+    (or (some->> (re-find #":status: (\d+)" out) second parse-long)
+        [:no-status err])))
+
 (deftest max-body
   (testing "a body over :max-body gets 413, declared or not"
+    ;; nghttp, not curl: the 413 can go out while the body is still coming, and is then followed
+    ;; by RST_STREAM NO_ERROR (RFC 9113 §8.1), which curl 7.88 at times takes for a failure.
     (ts/each-combo [s (fn [r] {:status 200 :body (str (count (slurp (:body r))))}) {:max-body 1000}]
       (let [f (temp-file (apply str (repeat 5000 "x")))]
-        (is (= 413 (:status (curl (ts/url s "/") "--data-binary" (str "@" f)))))
-        (is (= 413 (:status (curl (ts/url s "/") "-H" "Transfer-Encoding: chunked"
-                                  "--data-binary" (str "@" f)))))
+        (is (= 413 (nghttp-status (ts/url s "/") f)))
+        (is (= 413 (nghttp-status (ts/url s "/") f "--no-content-length")))
         (is (= "999" (:body (curl (ts/url s "/") "--data-binary" (apply str (repeat 999 "y"))))))))))
 
 (deftest slow-reader-holds-the-window
