@@ -12,6 +12,9 @@
                       arrays instead)
     /upload           reads the request body; answers its length and CRC-32
     /fail             throws: the client gets a plain 500, the log the stack trace
+    /ws/echo          a WebSocket echoing each message, text or binary
+    /ws/room          a WebSocket chat room: each message goes to every member
+    /sse/clock        server-sent events, one a second (?interval-ms=N), honouring Last-Event-ID
     /static/...       files under the static folder: the class path's static/
                       (examples/static, or the uberjar's), or --static DIR
 
@@ -40,6 +43,7 @@
   (onager.demo.training)."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
+            [onager.demo.realtime :as realtime]
             [onager.json :as json]
             [onager.server :as server]
             [onager.tls :as tls])
@@ -187,6 +191,7 @@
                                        (generated-stream size))})
         (= uri "/upload") (upload-summary (:body request))
         (= uri "/fail") (throw (ex-info "the demo's /fail endpoint failed, as asked" {:uri uri}))
+        (contains? realtime/routes uri) ((realtime/routes uri) request)
         (= uri "/") (text 200 "Onager demo: see /static/index.html\n")
         (str/starts-with? uri "/static/") (or (static-response static (subs uri (count "/static/")))
                                               (text 404 "Not Found\n"))

@@ -9,8 +9,9 @@
 (set! *warn-on-reflection* true)
 
 (def ^:private h2-servers
-  "The servers of the HTTP/2 and TLS scenarios: raw Vert.x and the two modes the
-  issue's bars are about (ring-jetty-adapter 1.8 speaks neither h2 nor TLS)."
+  "The servers of the HTTP/2, TLS, WebSocket and event-stream scenarios: raw
+  Vert.x and the two modes the issues' bars are about (ring-jetty-adapter 1.8
+  speaks neither h2 nor TLS, nor Ring 1.11's WebSockets)."
   #{"vertx" "onager-virtual" "onager-event-loop"})
 
 (defn- h2-scenario [id label path tls]
@@ -22,6 +23,14 @@
   {:id id :label label :path "/plaintext" :connections 64 :tls tls :only h2-servers
    :doc (str "GET /plaintext over HTTPS (HTTP/1.1, TLS " (name tls) "), 64 connections")})
 
+(defn- ws-scenario [id label path connections mode]
+  {:id id :label label :path path :connections connections :tool :ws :ws-mode mode :only h2-servers
+   :doc (case mode
+          "echo" (str "WebSocket " path ": each of " connections " connections sends a 32-byte text message and "
+                      "waits for its echo; req/s are messages/s")
+          "broadcast" (str "WebSocket " path ": " connections " members, one sends, each message goes to every "
+                           "member (4 in flight); req/s are deliveries/s"))})
+
 (defn- handshake-scenario [id label tls]
   {:id id :label label :path "/plaintext" :connections 32 :tls tls :close? true :only h2-servers
    :doc (str "GET /plaintext over HTTPS with Connection: close, a new TLS connection (" (name tls)
@@ -31,7 +40,8 @@
   "Every scenario, in report order. `:skip` names servers the scenario says
   nothing about (a blocking handler on the event loop stalls the loop by
   design); `:only`, when there, the servers it is run on. `:tool` is :wrk
-  (the default) or :h2load; `:tls` the TLS provider (:jdk or :openssl) of a
+  (the default), :h2load, :ws (onager.bench.ws.WsLoad in its `:ws-mode`) or
+  :sse (onager.bench.sse.SseLoad); `:tls` the TLS provider (:jdk or :openssl) of a
   scenario on the TLS port; `:close?` sends Connection: close."
   [{:id "plaintext" :label "plaintext" :path "/plaintext" :connections 64
     :doc "GET /plaintext, 13 bytes, 64 connections, no pipelining"}
@@ -55,7 +65,13 @@
    (https-scenario "https-plaintext" "plaintext, HTTPS JDK" :jdk)
    (https-scenario "https-plaintext-openssl" "plaintext, HTTPS OpenSSL" :openssl)
    (handshake-scenario "tls-handshake" "TLS handshakes, JDK" :jdk)
-   (handshake-scenario "tls-handshake-openssl" "TLS handshakes, OpenSSL" :openssl)])
+   (handshake-scenario "tls-handshake-openssl" "TLS handshakes, OpenSSL" :openssl)
+   (ws-scenario "ws-echo" "WebSocket echo" "/ws/echo" 64 "echo")
+   (ws-scenario "ws-broadcast" "WebSocket broadcast" "/ws/room" 1000 "broadcast")
+   {:id "sse" :label "server-sent events" :path "/sse/clock?interval-ms=100" :connections 1000 :tool :sse
+    :only h2-servers
+    :doc (str "1,000 subscribers of /sse/clock, an event every 100 ms each: the rate is the server's, "
+              "CPU µs/req is CPU per event")}])
 
 (defn by-id
   "The scenario `id` names, or nil."
@@ -143,11 +159,57 @@
          :non-2xx non-2xx
          :ok (parse-long ok)}))))
 
+(defn ws-command
+  "The command line of the WebSocket load generator (onager.bench.ws.WsLoad,
+  raw Vert.x's client) for `scenario` against `port` for `seconds`, pinned to
+  `cpus`."
+  [scenario port seconds {:keys [cpus]}]
+  (vec (concat (proc/taskset-prefix cpus)
+               [(str (System/getProperty "java.home") "/bin/java") "-XX:+UseSerialGC" "-Xmx512m"
+                "--enable-native-access=ALL-UNNAMED"
+                "-cp" (str (str/trim (slurp "target/classpath.txt")) ":target/bench-classes")
+                "onager.bench.ws.WsLoad" "--port" (str port) "--path" (:path scenario)
+                "--mode" (:ws-mode scenario) "--connections" (str (:connections scenario))
+                "--seconds" (str seconds)])))
+
+(defn sse-command
+  "The command line of the server-sent event subscribers (onager.bench.sse.SseLoad)
+  for `scenario` against `port` for `seconds`, pinned to `cpus`."
+  [scenario port seconds {:keys [cpus]}]
+  (vec (concat (proc/taskset-prefix cpus)
+               [(str (System/getProperty "java.home") "/bin/java") "-XX:+UseSerialGC" "-Xmx512m"
+                "--enable-native-access=ALL-UNNAMED"
+                "-cp" (str (str/trim (slurp "target/classpath.txt")) ":target/bench-classes")
+                "onager.bench.sse.SseLoad" "--port" (str port) "--path" (:path scenario)
+                "--connections" (str (:connections scenario)) "--seconds" (str seconds)])))
+
+(defn run-ws
+  "Runs the WebSocket load generator, or the event-stream subscribers, for
+  `scenario` against `port` for `seconds`: the figures wrk's script gives,
+  messages or events counting as requests, plus :rps."
+  [scenario port seconds opts]
+  (let [cmd ((if (= :sse (:tool scenario)) sse-command ws-command) scenario port seconds opts)
+        p (.start (doto (ProcessBuilder. ^java.util.List cmd) (.redirectErrorStream true)))
+        out (slurp (.getInputStream p))]
+    (when-not (.waitFor p (+ 60 (long seconds)) TimeUnit/SECONDS)
+      (.destroyForcibly p)
+      (throw (ex-info (str "WsLoad did not finish: " (str/join " " cmd)) {:out out})))
+    (let [line (last (filter #(str/starts-with? % "{") (str/split-lines out)))]
+      (when (or (not (zero? (.exitValue p))) (nil? line))
+        (throw (ex-info (str "WsLoad failed (" (.exitValue p) "): " (str/join " " cmd) "\n" out) {:out out})))
+      (let [r (json/read-str line)
+            secs (/ (double (:duration_us r)) 1e6)]
+        (assoc r
+               :rps (/ (double (:requests r)) secs)
+               :error-count (reduce + (vals (:errors r)))
+               :non-2xx 0)))))
+
 (defn run-load
   "Runs `scenario`'s load generator for `seconds` against the server `handle`,
   on its TLS port when the scenario is a TLS one; returns its figures."
   [scenario handle seconds opts]
   (let [port (if (:tls scenario) (:ssl-port handle) (:port handle))]
-    (if (= :h2load (:tool scenario))
-      (run-h2load scenario port seconds opts)
+    (case (:tool scenario)
+      :h2load (run-h2load scenario port seconds opts)
+      (:ws :sse) (run-ws scenario port seconds opts)
       (run-wrk scenario port seconds opts))))

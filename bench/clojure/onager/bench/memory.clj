@@ -14,6 +14,9 @@
     build compiled it). From source the demo is still compiled at every start;
     the uberjar's cache is the one `make aot-cache` writes.
 
+  - 10,000 idle WebSockets: the heap and the RSS each costs the servers with
+    the demo's /ws/echo.
+
   The uberjar (`make uberjar`: everything compiled ahead of time, one jar) is
   measured beside the servers run from source."
   (:require [clojure.java.io :as io]
@@ -235,6 +238,64 @@
                      :startup-ms (stats/spread (times (:id s)))})
             defs))))
 
+(def idle-websockets-count "The idle WebSockets each server holds in the memory benchmark." 10000)
+
+(def websocket-servers
+  "The servers the idle-WebSocket figures compare: those with the demo's /ws/echo."
+  #{"vertx" "onager-virtual" "onager-event-loop"})
+
+(defn- hold-idle-websockets
+  "Starts the load generator holding `n` idle WebSockets to `port` for at most
+  `seconds`; returns its process once they are all open."
+  ^Process [port n seconds wrk]
+  (let [cmd (load/ws-command {:path "/ws/echo" :ws-mode "idle" :connections n} port seconds wrk)
+        p (.start (doto (ProcessBuilder. ^java.util.List cmd) (.redirectErrorStream true)))
+        in (java.io.BufferedReader. (java.io.InputStreamReader. (.getInputStream p)))]
+    (loop [seen []]
+      (let [line (.readLine in)]
+        (cond
+          (nil? line) (throw (ex-info (str "WsLoad ended before its WebSockets were open:\n" (str/join "\n" seen)) {}))
+          (str/starts-with? line "{\"ready\"") p
+          :else (recur (conj seen line)))))))
+
+(defn idle-websockets
+  "The heap and resident memory `idle-websockets-count` idle WebSockets cost
+  each server, per connection: the live heap (after a full collection) and
+  the RSS with them open, less the same before they opened; `runs` rounds,
+  alternating servers."
+  [server-defs {:keys [runs cpus wrk log-dir extra-flags]}]
+  (let [n idle-websockets-count
+        defs (filterv #(websocket-servers (:id %)) server-defs)
+        results (reduce
+                 (fn [acc round]
+                   (reduce
+                    (fn [acc s]
+                      (let [h (servers/launch s {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
+                                                 :extra-flags extra-flags})]
+                        (try
+                          (servers/await-ready h 60000)
+                          (let [before (servers/probe h true)
+                                rss0 (proc/rss-kb (:pid h))
+                                client (hold-idle-websockets (:port h) n 300 wrk)
+                                after (servers/probe h true)
+                                rss1 (proc/rss-kb (:pid h))
+                                r {:heap-per-conn (/ (double (- (long (:live after)) (long (:live before)))) n)
+                                   :rss-per-conn (/ (* 1024.0 (- (long rss1) (long rss0))) n)}]
+                            (.destroy client)
+                            (.waitFor client 30 java.util.concurrent.TimeUnit/SECONDS)
+                            (log (format "   round %d/%d %-18s %d idle WebSockets: heap %6.0f B, RSS %6.0f B each"
+                                         round runs (:id s) n (:heap-per-conn r) (:rss-per-conn r)))
+                            (update acc (:id s) (fnil conj []) r))
+                          (finally (servers/stop h)))))
+                    acc defs))
+                 {} (range 1 (inc (long runs))))]
+    (mapv (fn [s]
+            (let [rs (results (:id s))]
+              {:id (:id s) :label (:label s) :connections n :runs rs
+               :heap-per-conn (stats/spread (map :heap-per-conn rs))
+               :rss-per-conn (stats/spread (map :rss-per-conn rs))}))
+          defs)))
+
 (defn run-all
   "The whole memory benchmark on `server-defs`."
   [server-defs {:keys [quick runs] :as opts}]
@@ -249,6 +310,8 @@
       (log (str "== smallest heap that serves plaintext for " serve-seconds " s"))
       (let [mins (mapv (fn [s] (assoc (min-heap s serve-seconds opts) :id (:id s) :label (:label s))) server-defs)]
         (log (str "== plaintext at -Xmx" small-heap "m and -Xmx" large-heap "m, RSS under load"))
-        (let [tp (heap-throughput server-defs opts)]
+        (let [tp (heap-throughput server-defs opts)
+              _ (log (str "== " idle-websockets-count " idle WebSockets: heap and RSS per connection"))
+              ws (idle-websockets server-defs opts)]
           {:startup st :startup-all-cpus st-all :aot-startup aot :min-heap mins :heap-throughput tp
-           :serve-seconds serve-seconds :startup-reps reps :runs runs})))))
+           :idle-websockets ws :serve-seconds serve-seconds :startup-reps reps :runs runs})))))

@@ -93,11 +93,20 @@
           {:scenario sc :server "onager-virtual" :path [:ratio :rps :median] :op >= :target 0.9
            :what "req/s ÷ raw Vert.x"})
         ;; Issue 22: HTTP/2 and TLS, each provider on its own.
-        (for [sc (map :id (filter :only load/scenarios))
+        (for [sc (map :id (filter #(and (:only %) (not (#{:ws :sse} (:tool %)))) load/scenarios))
               [server path op target what] [["onager-event-loop" [:ratio :rps :median] >= 0.95 "req/s ÷ raw Vert.x"]
                                             ["onager-event-loop" [:ratio :cpu-us :median] <= 1.05
                                              "CPU µs/request ÷ raw Vert.x"]
                                             ["onager-virtual" [:ratio :rps :median] >= 0.85 "req/s ÷ raw Vert.x"]]]
+          {:scenario sc :server server :path path :op op :target target :what what})
+        ;; Issue 23: WebSockets.
+        (for [sc (map :id (filter #(= :ws (:tool %)) load/scenarios))
+              [server path op target what] [["onager-event-loop" [:ratio :rps :median] >= 0.95 "messages/s ÷ raw Vert.x"]
+                                            ["onager-virtual" [:ratio :rps :median] >= 0.85 "messages/s ÷ raw Vert.x"]
+                                            ["onager-event-loop" [:ratio :cpu-us :median] <= 1.1
+                                             "CPU µs/message ÷ raw Vert.x"]
+                                            ["onager-virtual" [:ratio :cpu-us :median] <= 1.1
+                                             "CPU µs/message ÷ raw Vert.x"]]]
           {:scenario sc :server server :path path :op op :target target :what what}))))
 
 (defn- verdict [value op target]
@@ -117,7 +126,8 @@
   (concat
    [(str "### " (:label sc))
     ""
-    (str (:doc sc) ". `" (if (= :h2load (:tool sc)) "h2load" "wrk") " -c " (:connections sc)
+    (str (:doc sc) ". `" (case (:tool sc) :h2load "h2load" :ws (str "WsLoad --mode " (:ws-mode sc)) :sse "SseLoad" "wrk")
+         " -c " (:connections sc)
          (when (:streams sc) (str " -m " (:streams sc)))
          (when (:close? sc) " -H 'Connection: close'") "`"
          (when (:depth sc) (str ", " (:depth sc) " requests per write"))
@@ -154,7 +164,7 @@
      ""
      "![chart](bench.png)"
      ""
-     "## The bars (issues 3, 20 and 22)"
+     "## The bars (issues 3, 20, 22 and 23)"
      ""
      "Each verdict compares a median from this run with the issue's target. From a QUICK run, or from a"
      "machine busy with other work, a verdict is a placeholder, not a result."
@@ -206,7 +216,11 @@
         vs-vertx (fn [k id] (let [m (get-in (find k id) [:startup-ms :median])
                                   base (get-in (find :startup "vertx") [:startup-ms :median])]
                               (when (and m base) (/ m base))))
-        uh (:min-mib (find :min-heap "onager-uberjar"))]
+        uh (:min-mib (find :min-heap "onager-uberjar"))
+        ;; The default mode's figure, the one users get.
+        ws-ratio (fn [k] (let [o (get-in (find :idle-websockets "onager-virtual") [k :median])
+                               v (get-in (find :idle-websockets "vertx") [k :median])]
+                           (when (and o v (pos? (double v))) (/ (double o) (double v)))))]
     [["Onager (default mode) starts and serves at -Xmx8m" "smallest heap"
       (heap "onager-virtual") "≤ 8 MiB"
       (if-let [m (:min-mib mh)] (verdict m <= 8) "not measured")
@@ -230,7 +244,11 @@
       (verdict (vs-vertx :aot-startup "onager-uberjar") <= 1.0) "—"]
      ["uberjar starts and serves at -Xmx10m" "smallest heap"
       (some-> uh (str " MiB")) "≤ 10 MiB"
-      (if uh (verdict uh <= 10) "not measured") "—"]]))
+      (if uh (verdict uh <= 10) "not measured") "—"]
+     ["idle WebSocket, heap per connection ÷ raw Vert.x's" "ratio"
+      (f (ws-ratio :heap-per-conn) 3) "≤ 1.2" (verdict (ws-ratio :heap-per-conn) <= 1.2) "—"]
+     ["idle WebSocket, RSS per connection ÷ raw Vert.x's" "ratio"
+      (f (ws-ratio :rss-per-conn) 3) "≤ 1.2" (verdict (ws-ratio :rss-per-conn) <= 1.2) "—"]]))
 
 (defn- startup-rows
   "One row per server: its start-up on one CPU and on all, each also as a
@@ -257,7 +275,7 @@
     [(str "- Server JVMs: `-XX:+UseSerialGC --enable-native-access=ALL-UNNAMED` and a fixed heap "
           "(`-Xms` = `-Xmx`, the size named); start-up with the benchmark's 512 MiB heap.")
      ""
-     "## The bars (issues 3 and 20)"
+     "## The bars (issues 3, 20 and 23)"
      ""
      "From a QUICK run, or from a machine busy with other work, a verdict is a placeholder, not a result."
      ""
@@ -318,6 +336,20 @@
              " | " (f (get-in small [:rss-mib :median]) 1) " MiB"
              " | " (f (when base (/ (get-in small [:rss-mib :median]) base)) 2)
              " | " (f (get-in large [:rss-mib :median]) 1) " MiB |")))
+    (when-let [ws (seq (:idle-websockets data))]
+      (let [base (with-id ws "vertx")
+            cell (fn [s k] (str (with-spread (k s) #(f % 0)) " B | "
+                                (f (when-let [b (get-in base [k :median])] (/ (get-in s [k :median]) b)) 2)))]
+        (concat
+         [""
+          (str "## " (:connections (first ws)) " idle WebSockets")
+          ""
+          (str "The live heap after a full collection and the RSS, with the WebSockets open to /ws/echo less"
+               " the same just before, per connection; median (min–max) of the rounds, 512 MiB heaps.")
+          ""
+          "| server | heap per connection | ÷ Vert.x | RSS per connection | ÷ Vert.x |"
+          "|---|---|---|---|---|"]
+         (for [s ws] (str "| " (:label s) " | " (cell s :heap-per-conn) " | " (cell s :rss-per-conn) " |")))))
     [""
      "RSS under load: the largest VmRSS sampled every 100 ms during the measured runs."
      ""

@@ -127,7 +127,7 @@
                             (update acc id (fnil conj []) r)))
                         acc @handles))
                      {} (range 1 (inc (long runs))))]
-        (assoc (select-keys scenario [:id :label :doc :path :connections :depth :upload :streams :tool :tls :close?])
+        (assoc (select-keys scenario [:id :label :doc :path :connections :depth :upload :streams :tool :ws-mode :tls :close?])
                :servers (summarise (for [h @handles
                                          :let [s (:server h)]]
                                      {:id (:id s) :label (:label s) :runs (results (:id s))}))))

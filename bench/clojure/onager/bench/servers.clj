@@ -260,17 +260,21 @@
 
 (defn probe
   "Asks the server's probe: {:alloc bytes allocated so far, :gc collections,
-  :gc-ms their time}; nil when it does not answer."
-  [handle]
-  (try
-    (let [^Process p (:process handle)
-          ^OutputStream in (.getOutputStream p)]
-      (.write in (int \newline))
-      (.flush in)
-      (when-let [line ^String (.poll ^LinkedBlockingQueue (:answers handle) 10 TimeUnit/SECONDS)]
-        (let [[_ alloc gc gcms] (re-find #"alloc=(\d+) gc=(\d+) gcms=(\d+)" line)]
-          {:alloc (parse-long alloc) :gc (parse-long gc) :gc-ms (parse-long gcms)})))
-    (catch java.io.IOException _ nil)))
+  :gc-ms their time}, and with `live?` first collects the garbage and adds
+  :live, the heap bytes still in use; nil when it does not answer."
+  ([handle] (probe handle false))
+  ([handle live?]
+   (try
+     (let [^Process p (:process handle)
+           ^OutputStream in (.getOutputStream p)]
+       (.write in (.getBytes (if live? "live\n" "\n") StandardCharsets/UTF_8))
+       (.flush in)
+       (when-let [line ^String (.poll ^LinkedBlockingQueue (:answers handle) 30 TimeUnit/SECONDS)]
+         (let [[_ alloc gc gcms] (re-find #"alloc=(\d+) gc=(\d+) gcms=(\d+)" line)
+               live (second (re-find #"live=(\d+)" line))]
+           (cond-> {:alloc (parse-long alloc) :gc (parse-long gc) :gc-ms (parse-long gcms)}
+             live (assoc :live (parse-long live))))))
+     (catch java.io.IOException _ nil))))
 
 (defn cpu-times
   "{:user :system} CPU seconds the server's JVM has used so far."

@@ -11,7 +11,8 @@
   (:require [onager.options :as options]
             [onager.protocols :as protocols]
             [onager.server.options :as server-options]
-            [onager.server.tls-options :as tls-options])
+            [onager.server.tls-options :as tls-options]
+            [onager.websocket.listener :as websocket-listener])
   (:import [onager.kernel.config HandlerModes ServerConfig]
            [onager.kernel.server OnagerServer]))
 
@@ -30,12 +31,14 @@
 (defn- config
   "The kernel's configuration from the validated options `opts`, which reach it
   under their own keys: :handler-mode resolved to its default, :route-modes found,
-  and the writer for body types the kernel does not know added."
+  and the writer for body types the kernel does not know and the adapter of
+  WebSocket listeners added."
   ^ServerConfig [handler opts]
   (ServerConfig/from (assoc opts
                             :handler-mode (or (:handler-mode opts) (if (:async? opts) :event-loop :virtual))
                             :route-modes (route-modes handler opts)
-                            :body-writer protocols/write-body)))
+                            :body-writer protocols/write-body
+                            :websocket-listener websocket-listener/adapt)))
 
 (defn start
   "Starts a server for the Ring `handler` and returns it once it listens. The

@@ -214,7 +214,8 @@
 (defn tool
   "The path of the tool `name` that scripts/install-tools test installs into
   ~/.cache rather than onto the PATH: \"h2spec\", \"python-h2\" (a Python with
-  the h2 library) or \"java-21-runtime\" (its home). Each is a script of that
+  the h2 library), \"python-ws\" (a Python with websockets and kosoku) or
+  \"java-21-runtime\" (its home). Each is a script of that
   name in scripts/, which installs the tool when it is missing and prints its path."
   ^String [name]
   (or (@tool-paths name)

@@ -16,7 +16,9 @@ import java.util.Arrays;
  * is answered on stdout with {@code #probe alloc=BYTES gc=COUNT gcms=MILLIS},
  * the heap bytes every thread has allocated since the JVM started (carrier
  * threads count what their virtual threads allocate) and the collections so
- * far. The harness reads it before and after a measured run, so every server
+ * far; a line reading {@code live} first collects the garbage, and the answer
+ * adds {@code live=BYTES}, the heap still in use. The harness reads it before
+ * and after a measured run, so every server
  * is measured the same way and none carries measuring code of its own.
  *
  * <p>When stdin ends (the harness is gone) the JVM exits, so no server outlives
@@ -40,7 +42,8 @@ public final class Probe {
 
   private static void answer() {
     try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-      while (in.readLine() != null) {
+      String line;
+      while ((line = in.readLine()) != null) {
         var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long count = 0;
         long ms = 0;
@@ -48,7 +51,15 @@ public final class Probe {
           count += Math.max(0, gc.getCollectionCount());
           ms += Math.max(0, gc.getCollectionTime());
         }
-        System.out.println("#probe alloc=" + threads.getTotalThreadAllocatedBytes() + " gc=" + count + " gcms=" + ms);
+        String live = "";
+        if (line.equals("live")) {
+          // Twice: what the first collection's finalisation and reference processing let go of goes too.
+          System.gc();
+          System.gc();
+          live = " live=" + ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        }
+        System.out.println("#probe alloc=" + threads.getTotalThreadAllocatedBytes() + " gc=" + count + " gcms=" + ms
+            + live);
         System.out.flush();
       }
     } catch (IOException e) {

@@ -16,6 +16,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.net.JdkSSLEngineOptions;
 import io.vertx.core.net.OpenSSLEngineOptions;
@@ -23,6 +24,7 @@ import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.SSLEngineOptions;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -49,6 +51,9 @@ import java.util.zip.CRC32;
  *   /sleep?ms=N       answers after N ms (a timer: the event loop never blocks)
  *   /download?size=N  N bytes of the demo's repeating alphabet, made 32 KiB at a time, with back-pressure
  *   /upload           reads the body as it arrives; answers its length and CRC-32
+ *   /ws/echo          a WebSocket that sends each message back, text or binary
+ *   /ws/room          a WebSocket chat room: each message goes to every member
+ *   /sse/clock        server-sent events every interval-ms (1000), numbered from 1
  * </pre>
  *
  * Run: {@code java -cp CLASSPATH onager.bench.vertx.RawVertx [--port 8080]
@@ -63,6 +68,9 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
   private static final CharSequence TEXT_PLAIN = HttpHeaders.createOptimized("text/plain; charset=utf-8");
   private static final CharSequence JSON = HttpHeaders.createOptimized("application/json");
   private static final CharSequence OCTETS = HttpHeaders.createOptimized("application/octet-stream");
+  private static final CharSequence EVENT_STREAM = HttpHeaders.createOptimized("text/event-stream; charset=utf-8");
+  private static final CharSequence CACHE_CONTROL = HttpHeaders.createOptimized("cache-control");
+  private static final CharSequence NO_CACHE = HttpHeaders.createOptimized("no-cache");
 
   private static final Buffer HELLO = Buffer.buffer("Hello, World!", "UTF-8");
   private static final CharSequence HELLO_LENGTH = HttpHeaders.createOptimized(String.valueOf(HELLO.length()));
@@ -84,6 +92,9 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
   // IMF-fixdate (RFC 9110 §5.6.7), as Onager sends it.
   private static final DateTimeFormatter IMF_FIXDATE =
       DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ENGLISH);
+
+  // The members of /ws/room, from every event loop.
+  private static final Set<ServerWebSocket> ROOM = ConcurrentHashMap.newKeySet();
 
   private final Config config;
   private CharSequence date = dateNow();
@@ -142,6 +153,7 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
     vertx.setPeriodic(1000, id -> date = dateNow());
     Future<?> clear = vertx.createHttpServer(options(config.port()).setHttp2ClearTextEnabled(true))
         .requestHandler(this)
+        .webSocketHandler(RawVertx::webSocket)
         .listen();
     if (config.sslPort() == 0) return clear;
     Future<?> tls = vertx.createHttpServer(options(config.sslPort())
@@ -172,7 +184,25 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
       case "/sleep" -> sleep(request);
       case "/download" -> download(request);
       case "/upload" -> upload(request);
+      case "/sse/clock" -> clock(request);
       default -> request.response().setStatusCode(404).end();
+    }
+  }
+
+  private static void webSocket(ServerWebSocket ws) {
+    switch (ws.path()) {
+      case "/ws/echo" -> {
+        ws.textMessageHandler(ws::writeTextMessage);
+        ws.binaryMessageHandler(ws::writeBinaryMessage);
+      }
+      case "/ws/room" -> {
+        ROOM.add(ws);
+        ws.closeHandler(v -> ROOM.remove(ws));
+        ws.textMessageHandler(m -> {
+          for (ServerWebSocket member : ROOM) member.writeTextMessage(m);
+        });
+      }
+      default -> ws.close((short) 1008, "no such endpoint");
     }
   }
 
@@ -253,6 +283,19 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
       }
       response.end();
     }
+  }
+
+  private void clock(HttpServerRequest request) {
+    long every = Math.max(10, longParam(request, "interval-ms", 1000));
+    HttpServerResponse response = request.response().setChunked(true);
+    head(response, EVENT_STREAM).add(CACHE_CONTROL, NO_CACHE);
+    response.write(Buffer.buffer());
+    long[] n = {0};
+    long timer = vertx.setPeriodic(every, every, id -> {
+      n[0]++;
+      response.write("id: " + n[0] + "\nevent: tick\ndata: " + n[0] + "\n\n");
+    });
+    response.closeHandler(v -> vertx.cancelTimer(timer));
   }
 
   private void upload(HttpServerRequest request) {

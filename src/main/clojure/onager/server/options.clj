@@ -2,7 +2,8 @@
   "The options of `onager.server/start`: validation, defaults and documentation
   all come from `table`."
   (:require [clojure.string :as str]
-            [onager.server.tls-options :as tls-options])
+            [onager.server.tls-options :as tls-options]
+            [onager.server.ws-options :as ws-options])
   (:import [io.vertx.core Vertx]
            [onager.kernel.config HandlerMode HandlerModes]))
 
@@ -241,9 +242,10 @@
     :doc "Run on this Vert.x instance instead of a new one; `stop` then leaves it open."}])
 
 (def table
-  "The server options, in the order the docs show them, the TLS ones
-  (`onager.server.tls-options`) last. See `onager.options`."
-  (into http-table tls-options/table))
+  "The server options, in the order the docs show them, the WebSocket ones
+  (`onager.server.ws-options`) then the TLS ones (`onager.server.tls-options`)
+  last. See `onager.options`."
+  (-> http-table (into ws-options/table) (into tls-options/table)))
 
 (def foreign
   "Options other Ring adapters take that `start` does not, each with what to do
@@ -251,4 +253,5 @@
   (merge
    {:join? (str "Onager's start never blocks (ring-jetty's :join? true did): drop :join?, "
                 "and keep the server, (def s (server/start ...)), to stop it with (server/stop s).")}
+   ws-options/foreign
    tls-options/foreign))

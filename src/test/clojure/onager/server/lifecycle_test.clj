@@ -84,7 +84,18 @@
    [:http2-max-small-continuations 0 "integer from 1 to 10000"]
    [:http2-max-empty-data-frames 10001 "integer from 1 to 10000"]
    [:http2-max-queued-control-frames 0 "integer from 1 to 2147483647"]
-   [:http2-max-control-frames-per-second "100" "integer from 1 to 2147483647"]])
+   [:http2-max-control-frames-per-second "100" "integer from 1 to 2147483647"]
+   [:ws-max-frame-size 124 "integer from 125 to 2147483647"]
+   [:ws-max-message-size "4m" "integer from 125 to 2147483647"]
+   [:ws-idle-timeout-ms -1 "0 disables it"]
+   [:ws-ping-interval-ms 1.5 "0 disables it"]
+   [:ws-write-timeout-ms nil "0 disables it"]
+   [:ws-high-water-mark 1023 "integer from 1024 to 2147483647"]
+   [:ws-compression? "yes" "true or false"]
+   [:ws-compression-level 10 "integer from 1 to 9"]
+   [:ws-compression-window-bits 8 "integer from 9 to 15"]
+   [:ws-allowed-origins "https://a.example" "collection of origin strings"]
+   [:ws-allowed-origins [""] "collection of origin strings"]])
 
 (deftest bad-options-are-rejected-with-their-message
   (doseq [[k v allowed] bad-options]

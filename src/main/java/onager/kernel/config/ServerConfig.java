@@ -3,7 +3,10 @@ package onager.kernel.config;
 import clojure.lang.IFn;
 import clojure.lang.Keyword;
 import io.vertx.core.Vertx;
+import java.util.Collection;
 import java.util.Map;
+import java.util.Set;
+import onager.kernel.websocket.WebSocketLimits;
 
 /**
  * The validated server options, as the kernel reads them. The options table in
@@ -44,6 +47,10 @@ public final class ServerConfig {
    * {@code (fn [body response output-stream])}, the user-space protocol dispatch.
    */
   public final IFn bodyWriter;
+  /** The WebSockets' limits, from the :ws-* options. */
+  public final WebSocketLimits webSockets;
+  /** Turns a Ring WebSocket listener into the kernel's: {@code (fn [listener])}. */
+  public final IFn webSocketListener;
   /** Where each request's route wants its handler to run; {@code null}: every request runs in the handler mode. */
   public final HandlerModes routeModes;
   /** h2c by prior knowledge on the clear-text listener; h2c by {@code Upgrade: h2c}. */
@@ -87,6 +94,14 @@ public final class ServerConfig {
     vertx = (Vertx) options.get(key("vertx"));
     bodyWriter = (IFn) given(options, "body-writer");
     routeModes = (HandlerModes) options.get(key("route-modes"));
+    webSocketListener = (IFn) given(options, "websocket-listener");
+    Object origins = options.get(key("ws-allowed-origins"));
+    webSockets = new WebSocketLimits(integer(options, "ws-max-frame-size"), integer(options, "ws-max-message-size"),
+        number(options, "ws-idle-timeout-ms"), number(options, "ws-ping-interval-ms"),
+        number(options, "ws-write-timeout-ms"), integer(options, "ws-high-water-mark"),
+        flag(options, "ws-compression?"), integer(options, "ws-compression-level"),
+        integer(options, "ws-compression-window-bits"),
+        origins == null ? Set.of() : Set.copyOf(((Collection<?>) origins).stream().map(String::valueOf).toList()));
     h2c = flag(options, "h2c?");
     h2cUpgrade = flag(options, "h2c-upgrade?");
     http2MaxConcurrentStreams = integer(options, "http2-max-concurrent-streams");
@@ -106,7 +121,8 @@ public final class ServerConfig {
   /**
    * The configuration the validated options map {@code options} gives: keyed by
    * the options' keywords, with {@code :handler-mode} resolved to a mode's keyword,
-   * {@code :route-modes} a {@link HandlerModes} or absent, and {@code :body-writer}.
+   * {@code :route-modes} a {@link HandlerModes} or absent, {@code :body-writer}
+   * and {@code :websocket-listener}.
    */
   public static ServerConfig from(Map<?, ?> options) {
     return new ServerConfig(options);

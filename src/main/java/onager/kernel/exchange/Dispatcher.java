@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.AsciiString;
 import java.util.Arrays;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -16,6 +17,8 @@ import onager.kernel.config.HandlerMode;
 import onager.kernel.config.HandlerModes;
 import onager.kernel.config.ServerConfig;
 import onager.kernel.request.InflatingBody;
+import onager.kernel.websocket.OpenSockets;
+import onager.kernel.websocket.WebSocketLimits;
 
 /**
  * The handler of a server and how it runs, shared by every event loop: checks
@@ -35,6 +38,11 @@ public final class Dispatcher {
   final int maxUriLength;
   public final CharSequence serverHeader;
   final IFn bodyWriter;
+  /** The WebSockets' limits; the adapter of a Ring listener to the kernel's. */
+  public final WebSocketLimits webSockets;
+  final IFn webSocketListener;
+  /** The WebSockets whose on-close has not run yet, which a stopping server waits for. */
+  public final OpenSockets openSockets = new OpenSockets();
   public final ThreadFactory virtualThreads = Thread.ofVirtual().name("onager-vt").factory();
   final ExecutorService workers;
 
@@ -52,6 +60,8 @@ public final class Dispatcher {
     this.maxUriLength = config.maxUriLength;
     this.serverHeader = config.serverHeader == null ? null : AsciiString.cached(config.serverHeader);
     this.bodyWriter = config.bodyWriter;
+    this.webSockets = config.webSockets;
+    this.webSocketListener = config.webSocketListener;
     // Route modes may ask for the pool; it starts no thread until a request needs one.
     this.workers = mode == HandlerMode.WORKER || routeModes != null ? workerPool(config.workerThreads) : null;
   }
@@ -79,6 +89,19 @@ public final class Dispatcher {
       x.mode = m;
     }
     return m;
+  }
+
+  /**
+   * Where the listener of a WebSocket opened on a route of {@code mode} runs:
+   * on the event loop itself, on a virtual thread per burst of messages, or in
+   * the worker pool.
+   */
+  Executor runner(HandlerMode mode) {
+    return switch (mode) {
+      case EVENT_LOOP -> Runnable::run;
+      case VIRTUAL -> task -> virtualThreads.newThread(task).start();
+      case WORKER -> workers;
+    };
   }
 
   /**

@@ -8,11 +8,16 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtension;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,6 +49,9 @@ import onager.kernel.response.ResponseMaps;
 import onager.kernel.response.ResponseStream;
 import onager.kernel.response.Responses;
 import onager.kernel.ring.RingRequest;
+import onager.kernel.websocket.WebSocketHandshake;
+import onager.kernel.websocket.WebSocketListener;
+import onager.kernel.websocket.WebSocketSwitch;
 
 /**
  * One request and its response, whatever protocol carries them: the request
@@ -62,10 +70,12 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   private static final int OPEN = 0;
   private static final int ANSWERED = 1;
   private static final VarHandle STATE;
+  private static final VarHandle ON_CLOSED;
 
   static {
     try {
       STATE = MethodHandles.lookup().findVarHandle(Exchange.class, "state", int.class);
+      ON_CLOSED = MethodHandles.lookup().findVarHandle(Exchange.class, "onClosed", Runnable.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -104,9 +114,14 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   // which makes them visible there; the loop may find them sooner, never later.
   private HttpResponse answer;
   private DefaultFileRegion answerFile;
+  // The WebSocket a 101 answer switches the connection to.
+  private WebSocketSwitch webSocket;
   // The stream went away (set on the loop, read by a batch's thread); the head of a
   // streamed body went out.
   private volatile boolean closed;
+  // What runs once the stream has gone (whenClosed), or null; whoever takes it runs it.
+  @SuppressWarnings("unused") // through ON_CLOSED
+  private volatile Runnable onClosed;
   private boolean headSent;
 
   // A streamed response: the head's parts, and the body until its writer takes it.
@@ -454,6 +469,13 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     return a;
   }
 
+  /** The WebSocket the connection becomes once the 101 {@link #takeAnswer} gave is out, or null. */
+  public WebSocketSwitch takeWebSocket() {
+    WebSocketSwitch w = webSocket;
+    webSocket = null;
+    return w;
+  }
+
   /** The file whose bytes follow the head {@link #takeAnswer} gave, or null. */
   public DefaultFileRegion takeAnswerFile() {
     DefaultFileRegion f = answerFile;
@@ -487,6 +509,8 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   /** The stream went away: nothing more of the response can go out. On the event loop. */
   public void streamClosed() {
     closed = true;
+    Runnable then = (Runnable) ON_CLOSED.getAndSet(this, null);
+    if (then != null) then.run();
     stopClock();
     DefaultFileRegion f = answerFile;
     if (answer != null && f != null) {
@@ -541,6 +565,11 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
       refuse(new InvalidResponseException("the handler returned " + describe(answer) + ", not a response map"));
       return;
     }
+    Object listener = ResponseMaps.get(answer, ResponseMaps.WEBSOCKET_LISTENER);
+    if (listener != null) {
+      switchToWebSocket(answer, listener);
+      return;
+    }
     Object body = ResponseMaps.get(answer, ResponseMaps.BODY);
     boolean head = request.method() == HttpMethod.HEAD;
     int status;
@@ -589,6 +618,48 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     }
   }
 
+  // A listener in the answer (Ring 1.11): a 101 and the switch, or the reason the request cannot have it.
+  private void switchToWebSocket(Object answer, Object listener) {
+    WebSocketHandshake.Refusal no = !stream.switchesToWebSocket()
+        ? new WebSocketHandshake.Refusal(400, "WebSockets run over HTTP/1.1 only")
+        : server.draining ? new WebSocketHandshake.Refusal(503, "the server is stopping")
+        : WebSocketHandshake.check(request, server.webSockets);
+    if (no != null) {
+      Logs.CLIENT.debug("{} {}: {} from {}", request.method(), request.uri(), no.status(), no.why());
+      FullHttpResponse refusal = Responses.error(no.status(), request.protocolVersion(), closing(),
+          server.serverHeader);
+      // RFC 6455 §4.4: the versions the server speaks.
+      if (no.status() == 426) refusal.headers().set(HttpHeaderNames.SEC_WEBSOCKET_VERSION, "13");
+      publish(refusal, null);
+      return;
+    }
+    Object protocol = ResponseMaps.get(answer, ResponseMaps.WEBSOCKET_PROTOCOL);
+    if (protocol != null && !(protocol instanceof String p && WebSocketHandshake.offered(request, p))) {
+      refuse(new InvalidResponseException(":ring.websocket/protocol " + describe(protocol)
+          + " is not a protocol the client offered in Sec-WebSocket-Protocol"));
+      return;
+    }
+    WebSocketListener adapted;
+    FullHttpResponse switching;
+    try {
+      adapted = (WebSocketListener) server.webSocketListener.invoke(listener);
+      switching = Responses.full(101, ResponseMaps.get(answer, ResponseMaps.HEADERS), null, false,
+          HttpVersion.HTTP_1_1, true, false, server.serverHeader);
+    } catch (InvalidResponseException e) {
+      refuse(e);
+      return;
+    }
+    WebSocketServerExtension deflate = WebSocketHandshake.deflate(request, server.webSockets);
+    HttpHeaders h = switching.headers();
+    h.set(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET);
+    h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE);
+    h.set(HttpHeaderNames.SEC_WEBSOCKET_ACCEPT, WebSocketHandshake.accept(request));
+    if (protocol != null) h.set(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL, protocol);
+    if (deflate != null) h.set(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS, WebSocketHandshake.extensionsField(deflate));
+    webSocket = new WebSocketSwitch(adapted, server.runner(server.modeOf(this)), deflate, server.openSockets);
+    publish(switching, null);
+  }
+
   // For an answer already claimed that cannot be sent: log why, send 500 instead.
   private void refuse(InvalidResponseException e) {
     Logs.HANDLER.error("handler for {} {} failed; the client got 500", request.method(), request.uri(), e);
@@ -616,6 +687,16 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     Object b = streamBody;
     streamBody = null;
     return b;
+  }
+
+  @Override
+  public void whenClosed(Runnable then) {
+    ON_CLOSED.setVolatile(this, then);
+    // The stream went away before the hook was set: streamClosed may not have seen it.
+    if (closed) {
+      Runnable r = (Runnable) ON_CLOSED.getAndSet(this, null);
+      if (r != null) r.run();
+    }
   }
 
   @Override

@@ -39,6 +39,11 @@ public interface RequestStream {
     }
   }
 
+  /** True when a request's answer may switch the connection to a WebSocket (HTTP/1.1's). */
+  default boolean switchesToWebSocket() {
+    return false;
+  }
+
   /**
    * Exchanges have {@link Exchange#takeAnswer answers} published: write those
    * whose turn has come, in order, and flush them.

@@ -38,6 +38,8 @@ import onager.kernel.log.Logs;
 import onager.kernel.request.ClientAbortException;
 import onager.kernel.response.Responses;
 import onager.kernel.vertx.VertxInternals;
+import onager.kernel.websocket.WebSocketPipeline;
+import onager.kernel.websocket.WebSocketSwitch;
 
 /**
  * One HTTP/1.x connection, after the decoder: it makes an {@link Exchange} of
@@ -130,6 +132,8 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   private boolean peerFailed;
   // The latest request, named in the log when its client leaves.
   private HttpRequest latest;
+  // A 101 went out: the connection becomes this WebSocket once it is flushed.
+  private WebSocketSwitch switching;
 
   public Http1Connection(Dispatcher server, VirtualStarts starts, RequestTimeouts timeouts, Http1Limits limits) {
     this(server, starts, timeouts, limits, null);
@@ -181,17 +185,46 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
     } finally {
       writing = false;
     }
+    if (switching != null) {
+      switchToWebSocket();
+      return;
+    }
     replayIfDue();
     if (!reading) flush();
   }
 
+  @Override
+  public boolean switchesToWebSocket() {
+    return true;
+  }
+
+  // The 101 is written: nothing after it is HTTP/1.1 (RFC 9110 §15.2.2). What the client sent
+  // behind the handshake and the decoder still holds is the WebSocket's first bytes; a client
+  // waits for the 101 before it sends any (RFC 6455 §4.1), so no request can be held.
+  private void switchToWebSocket() {
+    WebSocketSwitch ws = switching;
+    switching = null;
+    input = Input.CLOSED;
+    clock.stop();
+    flush();
+    WebSocketPipeline.install(ctx.pipeline(), ws, server.webSockets);
+  }
+
   private void writeAnswers() {
     Exchange x;
-    while (!closing && !streaming && (x = owed.peek()) != null) {
+    while (!closing && !streaming && switching == null && (x = owed.peek()) != null) {
       HttpResponse answer = x.takeAnswer();
       if (answer == null) return;
       DefaultFileRegion file = x.takeAnswerFile();
       ctx.write(answer, ctx.voidPromise());
+      WebSocketSwitch ws = x.takeWebSocket();
+      if (ws != null) {
+        owed.poll();
+        x.ended();
+        switching = ws;
+        unflushed = true;
+        return;
+      }
       if (file != null) {
         ctx.write(file, ctx.voidPromise());
         ctx.write(LastHttpContent.EMPTY_LAST_CONTENT, ctx.voidPromise());

@@ -26,4 +26,11 @@ public interface ChunkSink {
    * closing the connection tells the client it is incomplete.
    */
   void abort(ResponseStream from, Throwable cause);
+
+  /**
+   * Runs {@code then} once the connection the response goes out on has gone (at
+   * once when it has): a body that waits for something to send (server-sent
+   * events) learns of it before its next write fails. One per response; from any thread.
+   */
+  void whenClosed(Runnable then);
 }

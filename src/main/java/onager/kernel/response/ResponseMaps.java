@@ -17,6 +17,9 @@ public final class ResponseMaps {
   public static final Keyword STATUS = Keyword.intern("status");
   public static final Keyword HEADERS = Keyword.intern("headers");
   public static final Keyword BODY = Keyword.intern("body");
+  /** Ring 1.11's keys of a response that makes its request's connection a WebSocket. */
+  public static final Keyword WEBSOCKET_LISTENER = Keyword.intern("ring.websocket", "listener");
+  public static final Keyword WEBSOCKET_PROTOCOL = Keyword.intern("ring.websocket", "protocol");
 
   /** Flags {@link ResponseHead} records: which headers the handler set itself. */
   public static final int HAS_CONTENT_LENGTH = 1;

@@ -130,6 +130,11 @@ public final class ResponseStream extends OutputStream {
     if (pos > 0 || !headSent) send(false);
   }
 
+  /** Runs {@code then} once the client's connection has gone: see {@link ChunkSink#whenClosed}. */
+  public void whenClosed(Runnable then) {
+    sink.whenClosed(then);
+  }
+
   /** Ends the response. */
   @Override
   public void close() throws IOException {

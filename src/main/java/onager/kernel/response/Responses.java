@@ -78,8 +78,9 @@ public final class Responses {
     if (bodiless(status)) {
       closeQuietly(body);
       // A length of 0, as for any empty body, but none on a HEAD or 304 answer, whose
-      // Content-Length describes the representation (RFC 9110 §8.6).
-      if (!headRequest && status != 304) setLength(headers, flags, 0);
+      // Content-Length describes the representation, and none on a 1xx or 204, which
+      // must not have one (RFC 9110 §8.6).
+      if (!headRequest && status >= 200 && status != 204 && status != 304) setLength(headers, flags, 0);
     } else if (isFile(body)) {
       long length = fileLength(body);
       checkLength(declared, length, headRequest);

@@ -210,10 +210,13 @@ public final class OnagerServer implements Closeable {
     dispatcher.draining = true;
     if (watch != null) watch.close();
     Duration grace = Duration.ofMillis(config.shutdownTimeoutMs);
+    long deadline = System.nanoTime() + grace.toNanos();
     try {
       List<Future<Void>> shutdowns = Stream.concat(servers.stream(), tlsServers.stream())
           .map(s -> s.shutdown(grace)).toList();
       await(Future.join(shutdowns), config.shutdownTimeoutMs + STEP_TIMEOUT_MS);
+      // The WebSockets are closed; their listeners' on-close may still be running.
+      awaitOnClose(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
       await(vertx.undeploy(deploymentId), STEP_TIMEOUT_MS);
     } finally {
       dispatcher.shutdownWorkers();
@@ -224,6 +227,16 @@ public final class OnagerServer implements Closeable {
   @Override
   public void close() {
     stop();
+  }
+
+  private void awaitOnClose(long ms) {
+    try {
+      if (!dispatcher.openSockets.awaitNone(Math.max(0, ms))) {
+        Logs.SERVER.warn("stopped with WebSocket listeners' on-close still running past :shutdown-timeout-ms");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override

@@ -140,6 +140,17 @@ final class Http1ConnectionTest {
         "max-empty-data-frames", "max-queued-control-frames", "max-control-frames-per-second"}) {
       m.put(Keyword.intern("http2-" + limit), 65535L);
     }
+    for (String limit : new String[] {"max-frame-size", "max-message-size", "idle-timeout-ms", "ping-interval-ms",
+        "write-timeout-ms", "high-water-mark", "compression-level", "compression-window-bits"}) {
+      m.put(Keyword.intern("ws-" + limit), 9L);
+    }
+    m.put(Keyword.intern("ws-compression?"), false);
+    m.put(Keyword.intern("websocket-listener"), new AFn() {
+      @Override
+      public Object invoke(Object listener) {
+        throw new UnsupportedOperationException("no WebSockets in these tests");
+      }
+    });
     m.put(Keyword.intern("body-writer"), new AFn() {
       @Override
       public Object invoke(Object body, Object response, Object out) {

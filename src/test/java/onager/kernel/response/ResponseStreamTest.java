@@ -35,6 +35,11 @@ final class ResponseStreamTest {
     public void abort(ResponseStream from, Throwable cause) {
       throw new AssertionError("aborted", cause);
     }
+
+    @Override
+    public void whenClosed(Runnable then) {
+      // The test's connection never goes.
+    }
   }
 
   private static void awaitWaiting(Thread t) throws InterruptedException {

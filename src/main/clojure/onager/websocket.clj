@@ -1,0 +1,119 @@
+(ns onager.websocket
+  "WebSockets, the Ring 1.11 way. A handler (sync or async, in any handler
+  mode, behind the router) answers a WebSocket request with a response map
+  holding a listener:
+
+    (require '[onager.websocket :as ws])
+
+    (defn echo [request]
+      (if (ws/websocket-request? request)
+        {:ring.websocket/listener
+         {:on-message (fn [socket message] (ws/send socket message))}}
+        {:status 400 :body \"WebSocket requests only\"}))
+
+  The listener is a map of any of
+    :on-open    (fn [socket])
+    :on-message (fn [socket message])  message: a String (text) or ByteBuffer (binary)
+    :on-ping    (fn [socket data])     without it, each ping gets its pong
+    :on-pong    (fn [socket data])
+    :on-error   (fn [socket throwable])
+    :on-close   (fn [socket code reason])
+  or an object of Ring's `ring.websocket.protocols` Listener (and PingListener)
+  when ring-core 1.11+ is on the class path. `:ring.websocket/protocol` in the
+  response picks one of the subprotocols the client offered; `:headers` go out
+  with the 101.
+
+  The listener's calls for one socket come one at a time, in order, where the
+  route's handler mode runs handlers (a virtual thread by default, so a
+  listener may block); on-close comes once, last, and only after on-open. The
+  socket functions below may be called from any thread. When ring-core 1.11+
+  is on the class path, the socket also satisfies Ring's Socket and
+  AsyncSocket protocols, so `ring.websocket/send` and the rest work on it.
+
+  The server's :ws-* options bound frames, messages, idle and slow clients."
+  (:refer-clojure :exclude [send])
+  (:require [clojure.string :as str])
+  (:import [java.io FileNotFoundException]
+           [java.nio ByteBuffer]
+           [onager.kernel.websocket WebSocket WebSocket$Callback]))
+
+(set! *warn-on-reflection* true)
+
+(defn- tokens [v]
+  (when (string? v) (set (map (comp str/lower-case str/trim) (str/split v #",")))))
+
+(defn websocket-request?
+  "True when `request` asks to become a WebSocket: an Upgrade header naming
+  websocket and a Connection header naming upgrade (RFC 6455 §4.1)."
+  [request]
+  (let [headers (:headers request)]
+    (boolean (and (contains? (tokens (get headers "upgrade")) "websocket")
+                  (contains? (tokens (get headers "connection")) "upgrade")))))
+
+(defn send
+  "Sends `message` on `socket`: a String (or any CharSequence) as text, a
+  ByteBuffer or byte array as binary. With two arguments it returns once the
+  message is queued, waiting first (off the event loop) while more than
+  :ws-high-water-mark bytes wait for the client; it throws an IOException when
+  the socket is closed. With `succeed` (no arguments) and `fail` (one, the
+  Throwable) it is `send-async`."
+  ([socket message]
+   (.send ^WebSocket socket message))
+  ([socket message succeed fail]
+   (.sendAsync ^WebSocket socket message
+               (reify WebSocket$Callback
+                 (succeeded [_] (succeed))
+                 (failed [_ cause] (fail cause))))))
+
+(defn send-async
+  "Sends `message` (as `send`) without ever waiting; calls `succeed` with no
+  arguments once it has gone out, or `fail` with the Throwable. The callbacks
+  run on the event loop: they must not block."
+  [socket message succeed fail]
+  (send socket message succeed fail))
+
+(defn- payload ^ByteBuffer [data]
+  (cond (nil? data) nil
+        (instance? ByteBuffer data) data
+        (bytes? data) (ByteBuffer/wrap data)
+        :else (throw (IllegalArgumentException.
+                      (str "ping and pong data is a ByteBuffer or byte array, not " (class data))))))
+
+(defn ping
+  "Sends a ping on `socket`, with `data` (a ByteBuffer or byte array of at most
+  125 bytes) or none; the client answers with a pong, which the listener's
+  :on-pong gets."
+  ([socket] (ping socket nil))
+  ([socket data] (.ping ^WebSocket socket (payload data))))
+
+(defn pong
+  "Sends an unsolicited pong on `socket` (a heartbeat), with `data` (a
+  ByteBuffer or byte array of at most 125 bytes) or none."
+  ([socket] (pong socket nil))
+  ([socket data] (.pong ^WebSocket socket (payload data))))
+
+(defn close
+  "Starts closing `socket`: 1000 (normal) by default, or `code` (1000 to 1003,
+  1007 to 1011, or 3000 to 4999) and `reason` (at most 123 bytes of UTF-8). The
+  connection ends when the client answers, or after five seconds; the
+  listener's :on-close then runs. Closing a closed socket does nothing."
+  ([socket] (close socket 1000 ""))
+  ([socket code reason] (.close ^WebSocket socket (int code) reason)))
+
+(defn open?
+  "True while `socket` may send: no close frame has gone either way."
+  [socket]
+  (.isOpen ^WebSocket socket))
+
+;; Ring's protocols, when ring-core 1.11+ is on the class path: never a dependency.
+(when (try (require 'ring.websocket.protocols) true (catch FileNotFoundException _ false))
+  (let [protocol (fn [sym] @(ns-resolve 'ring.websocket.protocols sym))]
+    (extend WebSocket
+      (protocol 'Socket)
+      {:-open? (fn [socket] (open? socket))
+       :-send (fn [socket message] (send socket message))
+       :-ping (fn [socket data] (ping socket data))
+       :-pong (fn [socket data] (pong socket data))
+       :-close (fn [socket code reason] (close socket code reason))}
+      (protocol 'AsyncSocket)
+      {:-send-async (fn [socket message succeed fail] (send-async socket message succeed fail))})))

@@ -1,0 +1,71 @@
+(ns onager.server.websocket-interop-test
+  "Onager's WebSockets against clients no one here wrote: Python's websockets,
+  and the Autobahn TestSuite's cases run by kosoku, in the default and the
+  :event-loop handler modes, permessage-deflate included (scripts/python-ws
+  installs both)."
+  (:require [clojure.java.io :as io]
+            [clojure.java.shell :as shell]
+            [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [onager.json :as json]
+            [onager.server :as server]
+            [onager.test-support :as ts]
+            [onager.websocket :as ws]
+            [onager.ws-support :as wss]))
+
+(set! *warn-on-reflection* true)
+
+(def ^:private echo
+  (fn [request]
+    (if (ws/websocket-request? request)
+      {:ring.websocket/listener {:on-message (fn [socket message] (ws/send socket message))}}
+      {:status 400})))
+
+(deftest pythons-websockets-client
+  (doseq [compression? [false true]]
+    (testing (if compression? "with permessage-deflate" "without compression")
+      (ts/with-server [s echo {:ws-compression? compression?}]
+        (let [{:keys [exit out err]} (shell/sh "timeout" "60" (ts/tool "python-ws") "src/test/python/ws_client.py"
+                                               (wss/ws-url s "/") "100")
+              r (when (zero? (long exit)) (json/read out {:key-fn keyword}))]
+          (is (zero? (long exit)) err)
+          (is (= 102 (:right r)) "every message came back as sent")
+          (is (= 1000 (:close r)))
+          (if compression?
+            (is (str/starts-with? (str (:extensions r)) "permessage-deflate"))
+            (is (nil? (:extensions r)))))))))
+
+(def ^:private autobahn-cases
+  "The Autobahn cases `make test` runs: every group but the long compression
+  ones (12.2 to 12.5 and 13.2 to 13.7, minutes on two cores), of which 12.1
+  and 13.1 stand for permessage-deflate."
+  ["1.*" "2.*" "3.*" "4.*" "5.*" "6.*" "7.*" "9.*" "10.*" "12.1.*" "13.1.*"])
+
+(defn- autobahn
+  "Runs the Autobahn TestSuite's `cases` (kosoku) against `server`; returns how
+  many ran and the ones whose outcome is not OK, NON-STRICT or INFORMATIONAL."
+  [server cases]
+  (let [out (io/file "target" "autobahn" (str (server/port server)))
+        kosoku (str (.getParent (io/file (ts/tool "python-ws"))) "/kosoku")
+        {:keys [exit err]} (apply shell/sh "timeout" "300" kosoku (str "127.0.0.1:" (server/port server))
+                                  "-p" "4" "-o" (str out) (mapcat (fn [c] ["-i" c]) cases))
+        report (io/file out "index.json")]
+    (is (.exists report) (str "kosoku wrote no report (exit " exit "): " err))
+    (when (.exists report)
+      (let [results (mapcat vals (vals (json/read (slurp report))))
+            fine #{"OK" "NON-STRICT" "INFORMATIONAL"}]
+        {:ran (count results)
+         :bad (vec (for [c results
+                         :when (not (and (fine (get c "behavior")) (#{"OK" "INFORMATIONAL"} (get c "behaviorClose"))))]
+                     (select-keys c ["behavior" "behaviorClose" "reportfile"])))}))))
+
+(deftest the-autobahn-testsuite
+  (doseq [mode [:virtual :event-loop]]
+    (testing (str (name mode) " mode, permessage-deflate on")
+      ;; Its largest messages are 16 MiB (cases 9.*). The cases check the protocol, not the
+      ;; compression ratio: level 1 keeps them short.
+      (ts/with-server [s echo {:handler-mode mode :ws-compression? true :ws-compression-level 1
+                               :ws-max-frame-size (* 20 1024 1024) :ws-max-message-size (* 20 1024 1024)}]
+        (let [{:keys [ran bad]} (autobahn s autobahn-cases)]
+          (is (< 330 (long (or ran 0))) "every case of the groups ran")
+          (is (empty? bad)))))))
