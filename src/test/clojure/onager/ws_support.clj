@@ -139,12 +139,20 @@
                           :else (recur sb))))]
        {:socket socket :in in :response head}))))
 
+(defmacro with-raw
+  "Binds `sym` to `conn` (from handshake) for `body` and closes its socket after,
+  so that a server stopping next has no socket left waiting for a close frame."
+  [[sym conn] & body]
+  `(let [c# ~conn
+         ~sym c#]
+     (try ~@body (finally (.close ^Socket (:socket c#))))))
+
 (defn send-frame! [{:keys [^Socket socket]} ^bytes frame-bytes]
   (doto ^OutputStream (.getOutputStream socket) (.write frame-bytes) (.flush)))
 
 (defn read-frame
-  "Reads one frame the server sent on a raw connection: {:opcode :fin? :payload
-  bytes}, and for a close frame :code and :reason; :closed when the connection
+  "Reads one frame the server sent on a raw connection: {:opcode :fin? :rsv
+  :payload bytes}, and for a close frame :code and :reason; :closed when the connection
   ended first."
   [{:keys [^DataInputStream in]}]
   (try
@@ -155,7 +163,7 @@
           payload (byte-array n)]
       (.readFully in payload)
       (let [op (bit-and b0 0x0f)]
-        (cond-> {:opcode op :fin? (bit-test b0 7) :payload payload}
+        (cond-> {:opcode op :fin? (bit-test b0 7) :rsv (bit-and (bit-shift-right b0 4) 7) :payload payload}
           (and (= op 8) (>= n 2))
           (assoc :code (bit-or (bit-shift-left (bit-and (aget payload 0) 0xff) 8) (bit-and (aget payload 1) 0xff))
                  :reason (String. payload 2 (int (- n 2)) StandardCharsets/UTF_8)))))
@@ -163,11 +171,16 @@
     (catch java.net.SocketException _ :closed)))
 
 (defn close-code
-  "Reads frames until the server's close frame: its code; :closed when the
-  connection ended without one."
+  "Reads frames until the server's close frame, answers it and closes the
+  socket, as a client does (RFC 6455 §5.5.1, §7.1.1), so that the connection
+  ends at once: the code; :closed when the connection ended without one."
   [conn]
   (loop []
     (let [f (read-frame conn)]
       (cond (= :closed f) :closed
-            (= 8 (:opcode f)) (:code f)
+            (= 8 (:opcode f)) (do (try (send-frame! conn (frame :close (close-payload (:code f 1000) "")))
+                                       ;; A server that closed after its close frame took no answer.
+                                       (catch java.io.IOException _))
+                                  (.close ^Socket (:socket conn))
+                                  (:code f))
             :else (recur)))))

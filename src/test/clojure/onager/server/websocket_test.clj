@@ -11,7 +11,7 @@
   (:import [java.nio ByteBuffer]
            [java.nio.charset StandardCharsets]
            [java.util.concurrent LinkedBlockingQueue TimeUnit]
-           [java.util.concurrent.atomic AtomicInteger]))
+           [java.util.concurrent.atomic AtomicInteger AtomicLong]))
 
 (set! *warn-on-reflection* true)
 
@@ -67,19 +67,21 @@
     (testing "a request that is no WebSocket handshake gets 400"
       (is (= 400 (:status (ts/request (ts/url s "/"))))))
     (testing "another protocol version gets 426 and the version the server speaks (RFC 6455 §4.4)"
-      (let [{:keys [response]} (wss/handshake s "/" {"Sec-WebSocket-Version" "8"})]
+      (wss/with-raw [{:keys [response]} (wss/handshake s "/" {"Sec-WebSocket-Version" "8"})]
         (is (str/starts-with? response "HTTP/1.1 426"))
         (is (re-find #"(?i)sec-websocket-version: 13" response))))
     (testing "an origin not in :ws-allowed-origins gets 403"
-      (is (str/starts-with? (:response (wss/handshake s "/" {"Origin" "https://evil.example"})) "HTTP/1.1 403"))
-      (is (str/starts-with? (:response (wss/handshake s "/" {"Origin" "https://good.example"})) "HTTP/1.1 101")))))
+      (wss/with-raw [conn (wss/handshake s "/" {"Origin" "https://evil.example"})]
+        (is (str/starts-with? (:response conn) "HTTP/1.1 403")))
+      (wss/with-raw [conn (wss/handshake s "/" {"Origin" "https://good.example"})]
+        (is (str/starts-with? (:response conn) "HTTP/1.1 101"))))))
 
 (deftest the-handshake-answer
   (ts/with-server [s (fn [_] {:ring.websocket/listener {}
                               :ring.websocket/protocol "chat"
                               :headers {"X-Seen" "yes"}}) {}]
-    (let [{:keys [response]} (wss/handshake s "/" {"Sec-WebSocket-Protocol" "superchat, chat"
-                                                   "Sec-WebSocket-Key" "dGhlIHNhbXBsZSBub25jZQ=="})]
+    (wss/with-raw [{:keys [response] :as conn} (wss/handshake s "/" {"Sec-WebSocket-Protocol" "superchat, chat"
+                                                                  "Sec-WebSocket-Key" "dGhlIHNhbXBsZSBub25jZQ=="})]
       (is (str/starts-with? response "HTTP/1.1 101 Switching Protocols"))
       (testing "the accept key for the key the client sent: RFC 6455 §1.3's example"
         (is (re-find #"(?i)sec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=" response) response))
@@ -90,14 +92,68 @@
       (let [c (wss/connect (wss/ws-url s "/") {:protocols ["chat"]})]
         (is (= "chat" (.getSubprotocol ^java.net.http.WebSocket (:socket c))))))
     (testing "a subprotocol the client did not offer is the handler's error: 500, logged"
-      (let [logs (ts/capture-logs {:until #(seq (ts/logged % :message #"not a protocol the client offered"))}
-                                  (fn [] (is (str/starts-with? (:response (wss/handshake s "/" {})) "HTTP/1.1 500"))))]
+      (let [logs (ts/capture-logs {:until #(seq (ts/logged % :message #"handler for GET / failed"))}
+                                  (fn [] (wss/with-raw [conn (wss/handshake s "/" {})]
+                                          (is (str/starts-with? (:response conn) "HTTP/1.1 500")))))]
         (is (seq (ts/logged logs :level :error :message #"handler for GET / failed")) (ts/messages logs))))))
+
+(deftest permessage-deflate-windows
+  (ts/with-server [s (ws-handler {:on-open (fn [socket] (ws/send socket (str/join (repeat 1000 "a"))))})
+                   {:ws-compression? true}]
+    (let [offer (fn [extensions]
+                  (wss/with-raw [conn (wss/handshake s "/" {"Sec-WebSocket-Extensions" extensions})]
+                    (let [f (wss/read-frame conn)]
+                      {:agreed (second (re-find #"(?i)sec-websocket-extensions: ([^\r]*)" (:response conn)))
+                       :rsv (:rsv f)
+                       :size (count (:payload f))})))]
+      (testing "an offer that leaves the server its window: messages deflated (RSV1)"
+        (let [{:keys [agreed rsv size]} (offer "permessage-deflate")]
+          (is (= "permessage-deflate" agreed))
+          (is (= 4 rsv))
+          (is (< size 100) "a thousand a's deflate to a few bytes")))
+      (testing "an offer that asks for a smaller server window: agreed, and kept to by stored blocks"
+        (let [{:keys [agreed rsv size]} (offer "permessage-deflate; server_max_window_bits=10")]
+          (is (= "permessage-deflate; server_max_window_bits=10" agreed))
+          (is (= 4 rsv))
+          (is (< 1000 size 1100) "stored: the message's bytes and a block header")))
+      (testing "a window out of RFC 7692's range: that offer declined, the next one taken"
+        (is (= "permessage-deflate" (:agreed (offer "permessage-deflate; server_max_window_bits=7, permessage-deflate"))))
+        (is (nil? (:agreed (offer "permessage-deflate; server_max_window_bits=16"))))))))
+
+(defn- raw-deflate
+  "`data` deflated as permessage-deflate sends it: raw deflate, sync-flushed,
+  without the flush's final 00 00 FF FF (RFC 7692 §7.2.1)."
+  ^bytes [^bytes data]
+  (let [d (java.util.zip.Deflater. 9 true)
+        out (java.io.ByteArrayOutputStream.)
+        buf (byte-array 65536)]
+    (.setInput d data)
+    (loop []
+      (let [n (.deflate d buf 0 (alength buf) java.util.zip.Deflater/SYNC_FLUSH)]
+        (.write out buf 0 n)
+        (when (= n (alength buf)) (recur))))
+    (.end d)
+    (let [b (.toByteArray out)] (java.util.Arrays/copyOf b (- (alength b) 4)))))
+
+(deftest a-deflate-bomb-is-cut-at-the-message-size
+  (let [calls (LinkedBlockingQueue.)]
+    (ts/with-server [s (ws-handler (recorder calls)) {:ws-compression? true :ws-max-message-size 65536}]
+      (wss/with-raw [conn (wss/handshake s "/" {"Sec-WebSocket-Extensions" "permessage-deflate"})]
+        (testing "a compressed message that inflates within the limit is delivered"
+          (wss/send-frame! conn (wss/frame :text (raw-deflate (.getBytes "hello")) :rsv 4))
+          (is (= 4 (:rsv (wss/read-frame conn)))))
+        (testing "a few KiB that inflate to 16 MiB: closed with 1009, nothing delivered"
+          (let [bomb (raw-deflate (byte-array (* 16 1024 1024)))]
+            (is (< (alength bomb) (* 32 1024)))
+            (wss/send-frame! conn (wss/frame :binary bomb :rsv 4))
+            (is (= 1009 (wss/close-code conn)))
+            (is (= [[:open] [:message "hello"] [:error io.netty.handler.codec.compression.DecompressionException]]
+                   (butlast (drain calls :close))))))))))
 
 (deftest pings-and-pongs
   (testing "without :on-ping each ping gets its pong, with the ping's data"
     (ts/with-server [s (ws-handler {}) {}]
-      (let [conn (wss/handshake s "/")]
+      (wss/with-raw [conn (wss/handshake s "/")]
         (wss/send-frame! conn (wss/frame :ping "are you there"))
         (let [f (wss/read-frame conn)]
           (is (= 10 (:opcode f)))
@@ -106,7 +162,7 @@
     (let [pings (LinkedBlockingQueue.)]
       (ts/with-server [s (ws-handler {:on-ping (fn [socket data] (.put pings (.remaining ^ByteBuffer data))
                                                  (ws/pong socket (.getBytes "mine")))}) {}]
-        (let [conn (wss/handshake s "/")]
+        (wss/with-raw [conn (wss/handshake s "/")]
           (wss/send-frame! conn (wss/frame :ping "abc"))
           (is (= 3 (.poll pings 5 TimeUnit/SECONDS)))
           (is (= "mine" (String. ^bytes (:payload (wss/read-frame conn)) StandardCharsets/UTF_8))))))))
@@ -131,7 +187,7 @@
 (deftest fragments-make-one-message
   (let [calls (LinkedBlockingQueue.)]
     (ts/with-server [s (ws-handler (recorder calls)) {}]
-      (let [conn (wss/handshake s "/")]
+      (wss/with-raw [conn (wss/handshake s "/")]
         (wss/send-frame! conn (wss/frame :text "Hel" :fin? false))
         (wss/send-frame! conn (wss/frame :ping "in between"))
         (wss/send-frame! conn (wss/frame :continuation "lo, " :fin? false))
@@ -148,7 +204,7 @@
   [opts frames]
   (let [calls (LinkedBlockingQueue.)]
     (ts/with-server [s (ws-handler (recorder calls)) opts]
-      (let [conn (wss/handshake s "/")]
+      (wss/with-raw [conn (wss/handshake s "/")]
         (doseq [f frames] (wss/send-frame! conn f))
         (let [code (wss/close-code conn)]
           {:code code :calls (drain calls :close)})))))
@@ -185,22 +241,21 @@
 (deftest the-idle-timeout-closes-with-1001
   (let [calls (LinkedBlockingQueue.)]
     (ts/with-server [s (ws-handler (recorder calls)) {:ws-idle-timeout-ms 300}]
-      (let [conn (wss/handshake s "/")]
+      (wss/with-raw [conn (wss/handshake s "/")]
         (is (= 1001 (wss/close-code conn)))
-        (wss/send-frame! conn (wss/frame :close (wss/close-payload 1001 "")))
         (is (= [:close 1001 "idle"] (last (drain calls :close))))))))
 
 (deftest pings-keep-a-live-client
   (ts/with-server [s (ws-handler {}) {:ws-idle-timeout-ms 600 :ws-ping-interval-ms 100}]
-    (let [conn (wss/handshake s "/")
-          got (loop [n 0 deadline (+ (System/currentTimeMillis) 1500)]
-                (if (> (System/currentTimeMillis) deadline)
-                  n
-                  (let [f (wss/read-frame conn)]
-                    (if (= 9 (:opcode f))
-                      (do (wss/send-frame! conn (wss/frame :pong (:payload f))) (recur (inc n) deadline))
-                      (recur n deadline)))))]
-      (is (>= got 3) "pings came while the client answered"))))
+    (wss/with-raw [conn (wss/handshake s "/")]
+      (let [got (loop [n 0 deadline (+ (System/currentTimeMillis) 1500)]
+                  (if (> (System/currentTimeMillis) deadline)
+                    n
+                    (let [f (wss/read-frame conn)]
+                      (if (= 9 (:opcode f))
+                        (do (wss/send-frame! conn (wss/frame :pong (:payload f))) (recur (inc n) deadline))
+                        (recur n deadline)))))]
+        (is (>= got 3) "pings came while the client answered")))))
 
 (deftest websocket-request?
   (is (ws/websocket-request? {:headers {"upgrade" "WebSocket" "connection" "keep-alive, Upgrade"}}))
@@ -216,11 +271,92 @@
                                                   (ws/send-async socket big (fn []) (fn [_] (.incrementAndGet failures))))))
                                     :on-close (fn [_ code _] (deliver closed code))})
                      {:ws-write-timeout-ms 500}]
-      (let [conn (wss/handshake s "/")]
+      (wss/with-raw [conn (wss/handshake s "/")]
         (testing "the server gives up on it, and the listener hears the end"
           (is (= 1006 (deref closed 10000 :timeout))))
         (is (pos? (.get failures)) "the sends it could not deliver failed")
         (.close ^java.net.Socket (:socket conn))))))
+
+(defn- flood!
+  "Writes `frame-bytes` to `conn` `times` times over (or until the connection
+  fails) from another thread, counting the bytes written in `written` (an
+  AtomicLong): a future of how the writing ended, :done or the IOException."
+  [conn ^bytes frame-bytes times ^AtomicLong written]
+  (let [out (.getOutputStream ^java.net.Socket (:socket conn))
+        batch 512
+        block (byte-array (* batch (alength frame-bytes)))]
+    (dotimes [i batch] (System/arraycopy frame-bytes 0 block (* i (alength frame-bytes)) (alength frame-bytes)))
+    (future
+      (loop [left (long times)]
+        (if (pos? left)
+          (let [n (min batch left)
+                len (* n (alength frame-bytes))
+                r (try (.write out block 0 (int len)) (.flush out) nil
+                       (catch java.io.IOException e e))]
+            (if r r (do (.addAndGet written len) (recur (- left n)))))
+          :done)))))
+
+(defn- stalls?
+  "True once `written` stops growing for half a second, within 20 s."
+  [^AtomicLong written]
+  (let [deadline (+ (System/currentTimeMillis) 20000)]
+    (loop [before (.get written)]
+      (Thread/sleep 500)
+      (let [now (.get written)]
+        (cond (= now before) true
+              (> (System/currentTimeMillis) deadline) false
+              :else (recur now))))))
+
+(deftest a-ping-flood-from-a-client-that-reads-nothing
+  (let [ping (wss/frame :ping (byte-array 125))]
+    (testing "its pings stop being read while their pongs cannot go out, so its writes stall"
+      (ts/with-server [s (ws-handler {:on-message (fn [socket m] (ws/send socket m))}) {:ws-write-timeout-ms 0}]
+        (wss/with-raw [conn (wss/handshake s "/")]
+          (let [written (AtomicLong.)
+                flood (flood! conn ping Long/MAX_VALUE written)]
+            (is (stalls? written) (str (.get written) " bytes written and counting"))
+            (testing "and a good client is served meanwhile"
+              (let [c (wss/connect (wss/ws-url s "/"))]
+                (wss/send-text! c "still here")
+                (is (= [:text "still here"] (wss/next-event c)))))
+            (.close ^java.net.Socket (:socket conn))
+            (deref flood 10000 nil)))))
+    (testing "it is cut off once it has taken nothing for :ws-write-timeout-ms"
+      (let [closed (promise)
+            logs (ts/capture-logs
+                  {:until #(seq (ts/logged % :message #"took nothing for :ws-write-timeout-ms"))}
+                  (fn []
+                    (ts/with-server [s (ws-handler {:on-close (fn [_ code _] (deliver closed code))})
+                                     {:ws-write-timeout-ms 1000}]
+                      (wss/with-raw [conn (wss/handshake s "/")]
+                        (let [flood (flood! conn ping Long/MAX_VALUE (AtomicLong.))]
+                          (is (= 1006 (deref closed 20000 :timeout)))
+                          (is (instance? java.io.IOException (deref flood 20000 :timeout))
+                              "the flooder's writes fail once it is cut off"))))))]
+        (is (seq (ts/logged logs :level :debug :message #"took nothing for :ws-write-timeout-ms")) (ts/messages logs))
+        (is (empty? (ts/loud logs)) (ts/messages logs))))))
+
+(deftest a-flood-of-tiny-fragments
+  (let [one (wss/frame :continuation "x" :fin? false)]
+    (testing "over :ws-max-message-size: closed with 1009"
+      (let [calls (LinkedBlockingQueue.)]
+        (ts/with-server [s (ws-handler (recorder calls)) {:ws-max-message-size 65536}]
+          (wss/with-raw [conn (wss/handshake s "/")]
+            (wss/send-frame! conn (wss/frame :text "x" :fin? false))
+            (let [flood (flood! conn one 100000 (AtomicLong.))]
+              (is (= 1009 (wss/close-code conn)))
+              (deref flood 10000 nil)
+              (is (= [:open :error :close] (map first (drain calls :close)))))))))
+    (testing "within it: one message of every fragment, however many"
+      (ts/with-server [s (ws-handler (recorder (LinkedBlockingQueue.))) {}]
+        (wss/with-raw [conn (wss/handshake s "/")]
+          (wss/send-frame! conn (wss/frame :text "x" :fin? false))
+          (is (= :done @(flood! conn one 99998 (AtomicLong.))))
+          (wss/send-frame! conn (wss/frame :continuation "x"))
+          (let [f (wss/read-frame conn)]
+            (is (= 1 (:opcode f)))
+            (is (= 100000 (count (:payload f))))
+            (is (every? #(= (int \x) %) (:payload f)))))))))
 
 (deftest a-blocking-send-waits-for-the-client
   (let [sent (AtomicInteger.)
@@ -233,7 +369,7 @@
                                                 (deliver done :all)
                                                 (catch java.io.IOException e (deliver done e))))})
                      {:ws-write-timeout-ms 0}]
-      (let [conn (wss/handshake s "/")]
+      (wss/with-raw [conn (wss/handshake s "/")]
         (Thread/sleep 500)
         (testing "a client that reads nothing holds the sender back near the high-water mark"
           (is (< (.get sent) 500))
@@ -268,7 +404,7 @@
                 (ts/with-server [s (ws-handler (assoc (recorder calls)
                                                       :on-message (fn [_ _] (throw (ex-info "listener bug" {})))))
                                  {}]
-                  (let [conn (wss/handshake s "/")]
+                  (wss/with-raw [conn (wss/handshake s "/")]
                     (wss/send-frame! conn (wss/frame :text "boom"))
                     (is (= 1011 (wss/close-code conn)) "the socket closes with 1011")))))]
     (is (seq (ts/logged logs :level :error :message #"WebSocket listener")) (ts/messages logs))

@@ -38,8 +38,9 @@ public final class WebSocket {
 
   private final WebSocketConnection connection;
   private final Channel channel;
-  // Completes no one: a write the closing connection refuses is the close's business, not an error.
-  private final ChannelPromise quiet;
+  // Completes no one, so a send allocates no promise; a write that fails reaches the
+  // connection's exceptionCaught, which lets the connection's own failures go to on-close.
+  private final ChannelPromise unwatched;
   private final long writeTimeoutMs;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition writable = lock.newCondition();
@@ -47,7 +48,7 @@ public final class WebSocket {
   WebSocket(WebSocketConnection connection, Channel channel, long writeTimeoutMs) {
     this.connection = connection;
     this.channel = channel;
-    this.quiet = new VoidChannelPromise(channel, false);
+    this.unwatched = new VoidChannelPromise(channel, true);
     this.writeTimeoutMs = writeTimeoutMs;
   }
 
@@ -60,7 +61,7 @@ public final class WebSocket {
    */
   public void send(Object message) throws IOException {
     if (!connection.sending()) throw closed();
-    channel.writeAndFlush(frame(message), quiet);
+    channel.writeAndFlush(frame(message), unwatched);
     if (!channel.isWritable() && !channel.eventLoop().inEventLoop()) awaitWritable();
   }
 
@@ -93,13 +94,13 @@ public final class WebSocket {
   /** Sends a ping with {@code data} (at most 125 bytes; null for none). */
   public void ping(ByteBuffer data) throws IOException {
     if (!connection.sending()) throw closed();
-    channel.writeAndFlush(new PingWebSocketFrame(control(data)), quiet);
+    channel.writeAndFlush(new PingWebSocketFrame(control(data)), unwatched);
   }
 
   /** Sends an unsolicited pong with {@code data} (at most 125 bytes; null for none). */
   public void pong(ByteBuffer data) throws IOException {
     if (!connection.sending()) throw closed();
-    channel.writeAndFlush(new PongWebSocketFrame(control(data)), quiet);
+    channel.writeAndFlush(new PongWebSocketFrame(control(data)), unwatched);
   }
 
   /**

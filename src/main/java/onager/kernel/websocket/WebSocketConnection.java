@@ -2,13 +2,12 @@ package onager.kernel.websocket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.VoidChannelPromise;
-import io.netty.handler.codec.CodecException;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
@@ -21,6 +20,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +47,10 @@ final class WebSocketConnection extends ChannelDuplexHandler {
 
   // How long the server waits for the client's close frame after sending its own (§7.1.1).
   private static final long CLOSE_WAIT_MS = 5_000;
-  // Messages the listener may have waiting before the connection stops reading.
+  // Messages and control frames the listener may have waiting before the connection stops reading.
   private static final int MAX_QUEUED = 64;
+  // The first buffer of a message that arrives in fragments; it doubles as they come.
+  private static final int FIRST_PARTS_CAPACITY = 1024;
 
   private final WebSocketListener listener;
   private final WebSocketLimits limits;
@@ -57,15 +59,19 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   private final Runnable taken = this::taken;
   private ChannelHandlerContext ctx;
   private WebSocket socket;
-  // For the server's own pings and pongs: one refused by a closing connection is no error.
-  private ChannelPromise quiet;
+  // For the server's own pings and pongs, as WebSocket's sends.
+  private ChannelPromise unwatched;
 
-  // The message arriving in fragments, its kind and size.
-  private CompositeByteBuf parts;
+  // The message arriving in fragments, copied into one buffer: a flood of tiny fragments costs
+  // their bytes, not a buffer and a component each.
+  private ByteBuf parts;
   private boolean partsText;
-  // Messages handed to the inbox and not yet taken by the listener; reading paused for them.
+  // Events handed to the inbox and not yet taken by the listener; reading pauses while too many
+  // wait, while the client takes no bytes (so a ping flood cannot pile up pongs), and once the
+  // server stops.
   private int queued;
   private boolean paused;
+  private boolean stopping;
 
   // The closing handshake: what went out, what came in, and the code reported to on-close.
   private volatile boolean closeSent;
@@ -98,7 +104,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
-    quiet = new VoidChannelPromise(ctx.channel(), false);
+    unwatched = new VoidChannelPromise(ctx.channel(), true);
     socket = new WebSocket(this, ctx.channel(), limits.writeTimeoutMs());
   }
 
@@ -111,8 +117,9 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     lastRead = lastPing = System.nanoTime();
     scheduleTick();
     post(() -> listener.onOpen(socket));
-    ctx.channel().config().setAutoRead(true);
-    ctx.read();
+    // HTTP/1.1 may have left reading paused, or on without a read pending: ask for frames.
+    updateReading();
+    if (ctx.channel().config().isAutoRead()) ctx.read();
   }
 
   // ---- what comes in ----
@@ -136,7 +143,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     } else if (frame instanceof PongWebSocketFrame pong) {
       ByteBuffer data = copy(pong.content());
       pong.release();
-      if (!closeSent) post(() -> listener.onPong(socket, data));
+      if (!closeSent) enqueue(() -> listener.onPong(socket, data));
     } else if (frame instanceof CloseWebSocketFrame close) {
       onClose(close);
     } else {
@@ -163,14 +170,14 @@ final class WebSocketConnection extends ChannelDuplexHandler {
       return;
     }
     if (parts == null) {
-      parts = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+      parts = ctx.alloc().buffer(Math.max(FIRST_PARTS_CAPACITY, content.readableBytes()));
       partsText = frame instanceof TextWebSocketFrame;
     }
-    parts.addComponent(true, content.retain());
+    parts.writeBytes(content);
     boolean last = frame.isFinalFragment();
     frame.release();
     if (last) {
-      CompositeByteBuf whole = parts;
+      ByteBuf whole = parts;
       parts = null;
       deliver(partsText, whole);
       whole.release();
@@ -179,13 +186,18 @@ final class WebSocketConnection extends ChannelDuplexHandler {
 
   private void deliver(boolean text, ByteBuf content) {
     Object message = text ? content.toString(StandardCharsets.UTF_8) : copy(content);
+    enqueue(() -> listener.onMessage(socket, message));
+  }
+
+  // Hands the listener something the client sent, counted against the backlog.
+  private void enqueue(Runnable call) {
     if (++queued >= MAX_QUEUED && !paused) {
       paused = true;
-      ctx.channel().config().setAutoRead(false);
+      updateReading();
     }
     post(() -> {
       try {
-        listener.onMessage(socket, message);
+        call.run();
       } finally {
         if (ctx.executor().inEventLoop()) {
           taken();
@@ -196,14 +208,26 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     });
   }
 
-  // The listener took a message: reading goes on once it has few left.
+  // The listener took an event: reading goes on once it has few left.
   private void taken() {
     queued--;
-    if (paused && queued <= MAX_QUEUED / 2 && !closeReceived) {
+    if (paused && queued <= MAX_QUEUED / 2) {
       paused = false;
-      ctx.channel().config().setAutoRead(true);
-      ctx.read();
+      updateReading();
     }
+  }
+
+  /**
+   * Reads while the listener keeps up and the client takes what it is sent. After the
+   * server's close frame only the client's is awaited (§7.1.1), and what else comes is
+   * dropped unanswered, so reading goes on then whatever the backlog.
+   */
+  private void updateReading() {
+    if (closeReceived || !ctx.channel().isActive()) return;
+    boolean read = closeSent || !(paused || stopping || !ctx.channel().isWritable());
+    if (read == ctx.channel().config().isAutoRead()) return;
+    ctx.channel().config().setAutoRead(read);
+    if (read) ctx.read();
   }
 
   private void onPing(PingWebSocketFrame ping) {
@@ -213,12 +237,12 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     }
     if (!listener.answersPings()) {
       // §5.5.2: the pong carries the ping's data.
-      ctx.writeAndFlush(new PongWebSocketFrame(ping.content()), quiet);
+      ctx.writeAndFlush(new PongWebSocketFrame(ping.content()), unwatched);
       return;
     }
     ByteBuffer data = copy(ping.content());
     ping.release();
-    post(() -> listener.onPing(socket, data));
+    enqueue(() -> listener.onPing(socket, data));
   }
 
   private void onClose(CloseWebSocketFrame close) {
@@ -264,8 +288,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
       return;
     }
     // The client's close frame must be read even while the listener is behind.
-    ctx.channel().config().setAutoRead(true);
-    ctx.read();
+    updateReading();
     closeTimer = ctx.executor().schedule(() -> ctx.close(), CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
   }
 
@@ -286,6 +309,10 @@ final class WebSocketConnection extends ChannelDuplexHandler {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof ClosedChannelException || cause instanceof IOException && !ctx.channel().isActive()) {
+      // A write the closed or closing connection refused: on-close tells the listener.
+      return;
+    }
     if (cause instanceof CorruptedWebSocketFrameException bad) {
       // The frame decoder or the UTF-8 check sent its close frame, and closes the connection once it is out.
       closeSent = true;
@@ -296,7 +323,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
             cause.getMessage());
       }
       post(() -> listener.onError(socket, cause));
-    } else if (cause instanceof CodecException) {
+    } else if (cause instanceof DecoderException) {
       // permessage-deflate could not inflate a message within the size limit.
       fail(TOO_BIG, "message over :ws-max-message-size once inflated", cause);
     } else if (cause instanceof IOException || cause.getCause() instanceof SSLException) {
@@ -336,7 +363,8 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
     if (VertxInternals.isShutdown(event)) {
       // The server stops: the messages already in go to the listener, then the socket closes (1001).
-      ctx.channel().config().setAutoRead(false);
+      stopping = true;
+      updateReading();
       post(() -> close(GOING_AWAY, "server stopping"));
       return;
     }
@@ -345,6 +373,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    updateReading();
     if (ctx.channel().isWritable()) {
       if (writeTimer != null) {
         writeTimer.cancel(false);
@@ -401,7 +430,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     long ping = limits.pingIntervalMs();
     if (ping > 0 && !closeSent && quietMs >= ping && TimeUnit.NANOSECONDS.toMillis(now - lastPing) >= ping) {
       lastPing = now;
-      ctx.writeAndFlush(new PingWebSocketFrame(), quiet);
+      ctx.writeAndFlush(new PingWebSocketFrame(), unwatched);
     }
     scheduleTick();
   }

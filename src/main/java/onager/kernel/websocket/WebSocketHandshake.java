@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -27,6 +28,10 @@ public final class WebSocketHandshake {
   private static final byte[] GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11".getBytes(StandardCharsets.US_ASCII);
   private static final String VERSION = "13";
   private static final String PERMESSAGE_DEFLATE = "permessage-deflate";
+  static final String SERVER_MAX_WINDOW_BITS = "server_max_window_bits";
+  // The window the JDK's zlib deflates with, 32 KiB; RFC 7692 §7.1.2.1 allows from 8.
+  private static final int MAX_WINDOW_BITS = 15;
+  private static final int MIN_WINDOW_BITS = 8;
 
   /** Why a request cannot switch: the status to answer with, and why. */
   public record Refusal(int status, String why) {}
@@ -90,16 +95,41 @@ public final class WebSocketHandshake {
     if (!limits.deflate()) return null;
     String offers = request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
     if (offers == null) return null;
-    // The client is asked for a window of at most deflateWindowBits when it lets the server
-    // choose (RFC 7692 §7.1.2.2); the inflated size of a frame is bounded by the message's.
-    PerMessageDeflateServerExtensionHandshaker deflate = new PerMessageDeflateServerExtensionHandshaker(
-        limits.deflateLevel(), true, limits.deflateWindowBits(), true, false, limits.maxMessageSize());
     for (WebSocketExtensionData offer : WebSocketExtensionUtil.extractExtensions(offers)) {
       if (!PERMESSAGE_DEFLATE.equals(offer.name())) continue;
-      WebSocketServerExtension accepted = deflate.handshakeExtension(offer);
+      WebSocketServerExtension accepted = accept(offer, limits);
       if (accepted != null) return accepted;
     }
     return null;
+  }
+
+  private static WebSocketServerExtension accept(WebSocketExtensionData offer, WebSocketLimits limits) {
+    String asked = offer.parameters().get(SERVER_MAX_WINDOW_BITS);
+    int bits = asked == null ? MAX_WINDOW_BITS : windowBits(asked);
+    if (bits == MAX_WINDOW_BITS) return handshaker(limits, limits.deflateLevel()).handshakeExtension(offer);
+    if (bits < MIN_WINDOW_BITS) return null;
+    Map<String, String> rest = new HashMap<>(offer.parameters());
+    rest.remove(SERVER_MAX_WINDOW_BITS);
+    WebSocketServerExtension stored =
+        handshaker(limits, 0).handshakeExtension(new WebSocketExtensionData(offer.name(), rest));
+    return stored == null ? null : new StoredDeflate(stored, Integer.toString(bits));
+  }
+
+  // The client is asked for a window of at most deflateWindowBits when it lets the server
+  // choose (RFC 7692 §7.1.2.2); the inflated size of a frame is bounded by the message's.
+  private static PerMessageDeflateServerExtensionHandshaker handshaker(WebSocketLimits limits, int level) {
+    return new PerMessageDeflateServerExtensionHandshaker(
+        level, true, limits.deflateWindowBits(), true, false, limits.maxMessageSize());
+  }
+
+  // The value of a window bits parameter; out of range (so declined) when it is no number.
+  private static int windowBits(String value) {
+    try {
+      int bits = Integer.parseInt(value.trim());
+      return bits > MAX_WINDOW_BITS ? -1 : bits;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** The Sec-WebSocket-Extensions value that tells the client what {@code extension} agreed. */
