@@ -1,6 +1,7 @@
 package onager.kernel.exchange;
 
 import clojure.lang.IFn;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.AsciiString;
@@ -96,10 +97,10 @@ public final class Dispatcher {
    * on the event loop itself, on a virtual thread per burst of messages, or in
    * the worker pool.
    */
-  Executor runner(HandlerMode mode) {
+  Executor runner(HandlerMode mode, EventLoop loop, VirtualStarts starts) {
     return switch (mode) {
       case EVENT_LOOP -> Runnable::run;
-      case VIRTUAL -> task -> virtualThreads.newThread(task).start();
+      case VIRTUAL -> new VirtualRunner(loop, starts, virtualThreads);
       case WORKER -> workers;
     };
   }

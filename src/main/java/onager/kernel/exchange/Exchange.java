@@ -656,7 +656,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     h.set(HttpHeaderNames.SEC_WEBSOCKET_ACCEPT, WebSocketHandshake.accept(request));
     if (protocol != null) h.set(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL, protocol);
     if (deflate != null) h.set(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS, WebSocketHandshake.extensionsField(deflate));
-    webSocket = new WebSocketSwitch(adapted, server.runner(server.modeOf(this)), deflate, server.openSockets);
+    webSocket = new WebSocketSwitch(adapted, server.runner(server.modeOf(this), loop, starts), deflate, server.openSockets);
     publish(switching, null);
   }
 
