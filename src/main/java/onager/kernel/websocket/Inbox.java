@@ -26,11 +26,6 @@ final class Inbox implements Runnable {
     if (running.compareAndSet(false, true)) runner.execute(this);
   }
 
-  /** True while events wait or run. */
-  boolean busy() {
-    return running.get();
-  }
-
   @Override
   public void run() {
     for (;;) {
