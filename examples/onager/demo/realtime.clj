@@ -30,9 +30,10 @@
   "Broadcasts every message to every socket in the room, the sender included.
   A member that reads slowly falls behind alone: the sends do not wait for it."
   (websocket-only {:on-open (fn [socket] (swap! members conj socket))
+                   ;; run! walks the set with its iterator: doseq would allocate a seq
+                   ;; of it per message.
                    :on-message (fn [_ message]
-                                 (doseq [member @members]
-                                   (ws/send-async member message ignore ignore)))
+                                 (run! #(ws/send-async % message ignore ignore) @members))
                    :on-close (fn [socket _ _] (swap! members disj socket))}))
 
 (defn- interval-ms [request]
