@@ -93,26 +93,32 @@
                [(url scenario port)
                 "--" (str (:depth scenario 1)) (str (:upload scenario 0))])))
 
-(defn run-wrk
-  "Runs wrk for `scenario` against `port` for `seconds`. Returns what its
-  script reports (requests, errors, latency in µs) plus :rps; throws when
-  wrk fails."
-  [scenario port seconds opts]
-  (let [cmd (wrk-command scenario port seconds opts)
-        p (.start (doto (ProcessBuilder. ^java.util.List cmd) (.redirectErrorStream true)))
+(defn- run-reporter
+  "Runs `cmd`, a load generator named `tool` that prints the JSON line of
+  wrk's script (bench/wrk/bench.lua), for at most `seconds` and a minute.
+  Returns that report (requests, errors, latency in µs) plus :rps; throws when
+  the generator fails."
+  [tool cmd seconds]
+  (let [p (.start (doto (ProcessBuilder. ^java.util.List cmd) (.redirectErrorStream true)))
         out (slurp (.getInputStream p))]
     (when-not (.waitFor p (+ 60 (long seconds)) TimeUnit/SECONDS)
       (.destroyForcibly p)
-      (throw (ex-info (str "wrk did not finish: " (str/join " " cmd)) {:out out})))
+      (throw (ex-info (str tool " did not finish: " (str/join " " cmd)) {:out out})))
     (let [line (last (filter #(str/starts-with? % "{") (str/split-lines out)))]
       (when (or (not (zero? (.exitValue p))) (nil? line))
-        (throw (ex-info (str "wrk failed (" (.exitValue p) "): " (str/join " " cmd) "\n" out) {:out out})))
+        (throw (ex-info (str tool " failed (" (.exitValue p) "): " (str/join " " cmd) "\n" out) {:out out})))
       (let [r (json/read-str line)
             secs (/ (double (:duration_us r)) 1e6)]
         (assoc r
                :rps (/ (double (:requests r)) secs)
                :error-count (reduce + (vals (:errors r)))
                :non-2xx (get-in r [:errors :status]))))))
+
+(defn run-wrk
+  "Runs wrk for `scenario` against `port` for `seconds`: what its script
+  reports plus :rps (run-reporter)."
+  [scenario port seconds opts]
+  (run-reporter "wrk" (wrk-command scenario port seconds opts) seconds))
 
 (defn h2load-command
   "The h2load command line for `scenario` against `port` for `seconds`, pinned
@@ -188,21 +194,9 @@
   `scenario` against `port` for `seconds`: the figures wrk's script gives,
   messages or events counting as requests, plus :rps."
   [scenario port seconds opts]
-  (let [cmd ((if (= :sse (:tool scenario)) sse-command ws-command) scenario port seconds opts)
-        p (.start (doto (ProcessBuilder. ^java.util.List cmd) (.redirectErrorStream true)))
-        out (slurp (.getInputStream p))]
-    (when-not (.waitFor p (+ 60 (long seconds)) TimeUnit/SECONDS)
-      (.destroyForcibly p)
-      (throw (ex-info (str "WsLoad did not finish: " (str/join " " cmd)) {:out out})))
-    (let [line (last (filter #(str/starts-with? % "{") (str/split-lines out)))]
-      (when (or (not (zero? (.exitValue p))) (nil? line))
-        (throw (ex-info (str "WsLoad failed (" (.exitValue p) "): " (str/join " " cmd) "\n" out) {:out out})))
-      (let [r (json/read-str line)
-            secs (/ (double (:duration_us r)) 1e6)]
-        (assoc r
-               :rps (/ (double (:requests r)) secs)
-               :error-count (reduce + (vals (:errors r)))
-               :non-2xx 0)))))
+  (if (= :sse (:tool scenario))
+    (run-reporter "SseLoad" (sse-command scenario port seconds opts) seconds)
+    (run-reporter "WsLoad" (ws-command scenario port seconds opts) seconds)))
 
 (defn run-load
   "Runs `scenario`'s load generator for `seconds` against the server `handle`,
