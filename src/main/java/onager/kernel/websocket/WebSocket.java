@@ -6,7 +6,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.VoidChannelPromise;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
@@ -38,17 +37,16 @@ public final class WebSocket {
 
   private final WebSocketConnection connection;
   private final Channel channel;
-  // Completes no one, so a send allocates no promise; a write that fails reaches the
-  // connection's exceptionCaught, which lets the connection's own failures go to on-close.
+  // The connection's promise for writes no one waits on (WebSocketConnection says why).
   private final ChannelPromise unwatched;
   private final long writeTimeoutMs;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition writable = lock.newCondition();
 
-  WebSocket(WebSocketConnection connection, Channel channel, long writeTimeoutMs) {
+  WebSocket(WebSocketConnection connection, Channel channel, ChannelPromise unwatched, long writeTimeoutMs) {
     this.connection = connection;
     this.channel = channel;
-    this.unwatched = new VoidChannelPromise(channel, true);
+    this.unwatched = unwatched;
     this.writeTimeoutMs = writeTimeoutMs;
   }
 

@@ -59,7 +59,9 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   private final Runnable taken = this::taken;
   private ChannelHandlerContext ctx;
   private WebSocket socket;
-  // For the server's own pings and pongs, as WebSocket's sends.
+  // For writes no one waits on (the server's pings and pongs, the socket's sends): it completes
+  // no one, so a write allocates no promise, and a failed write reaches exceptionCaught, which
+  // leaves a closed connection's refusals to on-close.
   private ChannelPromise unwatched;
 
   // The message arriving in fragments, copied into one buffer: a flood of tiny fragments costs
@@ -105,7 +107,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     unwatched = new VoidChannelPromise(ctx.channel(), true);
-    socket = new WebSocket(this, ctx.channel(), limits.writeTimeoutMs());
+    socket = new WebSocket(this, ctx.channel(), unwatched, limits.writeTimeoutMs());
   }
 
   /** The pipeline is whole: the listener hears of the socket, and its frames are read. */
