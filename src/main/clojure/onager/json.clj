@@ -95,7 +95,7 @@
                                   ": give a String, a byte array, an InputStream or a Reader.")
                              {:onager/error :invalid-input :value input}))))))
 
-(alter-meta! #'read update :doc str "\n\n" (options/docstring json-options/read-table))
+(alter-meta! #'read update :doc str "\n\n" (options/docstring-of json-options/read-table))
 
 (defn write
   "`x` as a JSON string. See the namespace's docstring for the types it writes.
@@ -103,7 +103,7 @@
   (^String [x] (.writeString default-writer x))
   (^String [x opts] (.writeString (if (nil? opts) default-writer (writer opts)) x)))
 
-(alter-meta! #'write update :doc str "\n\n" (options/docstring json-options/write-table))
+(alter-meta! #'write update :doc str "\n\n" (options/docstring-of json-options/write-table))
 
 (defn write-bytes
   "`x` as JSON in UTF-8 bytes. Takes the options of `write`."

@@ -34,7 +34,7 @@
                            (catch Throwable t (raise t) nil))]
           (when request (handler request respond raise))))))))
 
-(alter-meta! #'wrap-params update :doc str "\n\n" (options/docstring mw-options/params-table))
+(alter-meta! #'wrap-params update :doc str "\n\n" (options/docstring-of mw-options/params-table))
 
 (defn- default-error [_request {:keys [status message]}]
   {:status status
@@ -73,7 +73,7 @@
           (when-not (identical? parsed ::answered)
             (handler parsed respond raise))))))))
 
-(alter-meta! #'wrap-json-body update :doc str "\n\n" (options/docstring mw-options/json-body-table))
+(alter-meta! #'wrap-json-body update :doc str "\n\n" (options/docstring-of mw-options/json-body-table))
 
 (defn wrap-json-response
   "Writes a response body that is a map, a vector or a set as JSON (UTF-8
@@ -100,7 +100,7 @@
                      (when-not (identical? encoded ::failed) (respond encoded))))
                  raise))))))
 
-(alter-meta! #'wrap-json-response update :doc str "\n\n" (options/docstring mw-options/json-response-table))
+(alter-meta! #'wrap-json-response update :doc str "\n\n" (options/docstring-of mw-options/json-response-table))
 
 (defn acceptable?
   "True when `request`'s Accept header takes `media-type` (\"application/json\"):

@@ -120,3 +120,11 @@
               (str "  " key (when-let [d (shown-default spec)] (str " (default " d ")")) "\n"
                    "    " doc "\n"
                    "    Allowed: " allowed "."))))
+
+(defmacro docstring-of
+  "`(docstring table)` for the var `table` names, worked out when the calling
+  code is compiled: an AOT-compiled namespace then carries its docstrings as
+  constants instead of printing every default while it loads, which start-up
+  would pay for."
+  [table]
+  (docstring @(resolve table)))

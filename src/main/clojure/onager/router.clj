@@ -150,9 +150,9 @@
      (.build builder not-found method-not-allowed))))
 
 (alter-meta! #'router update :doc str
-             "\n\n" (options/docstring router-options/route-data-table)
-             "\n\n  The keys of a method's map:\n\n" (options/docstring router-options/endpoint-table)
-             "\n\n  The options:\n\n" (options/docstring router-options/table))
+             "\n\n" (options/docstring-of router-options/route-data-table)
+             "\n\n  The keys of a method's map:\n\n" (options/docstring-of router-options/endpoint-table)
+             "\n\n  The options:\n\n" (options/docstring-of router-options/table))
 
 (defn match
   "Which route of `router` takes a request for `method` (a keyword, :get) on

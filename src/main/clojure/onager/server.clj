@@ -57,7 +57,7 @@
     (tls-options/check opts validated)
     (OnagerServer/start handler (config handler validated))))
 
-(alter-meta! #'start update :doc str "\n\n" (options/docstring server-options/table))
+(alter-meta! #'start update :doc str "\n\n" (options/docstring-of server-options/table))
 
 (defn stop
   "Stops `server` gracefully: it stops accepting connections, lets requests in
