@@ -1,6 +1,7 @@
 ;; Which options table README.md shows between which markers: read by
 ;; scripts/update-docs.clj (`make docs`) and by the test that checks README.
-(require '[onager.json.options :as json-options]
+(require '[onager.client.options :as client-options]
+         '[onager.json.options :as json-options]
          '[onager.middleware.options :as middleware-options]
          '[onager.router.options :as router-options]
          '[onager.server.options :as server-options])
@@ -11,4 +12,5 @@
  ["json-body-options" middleware-options/json-body-table]
  ["json-response-options" middleware-options/json-response-table]
  ["json-read-options" json-options/read-table]
- ["json-write-options" json-options/write-table]]
+ ["json-write-options" json-options/write-table]
+ ["client-options" client-options/table]]

@@ -79,6 +79,12 @@
   [^OnagerServer server]
   (.sslPort server))
 
+(defn vertx
+  "The Vert.x instance `server` runs on: give it to `onager.client/client` as
+  :vertx for a client that shares the server's event loops."
+  [^OnagerServer server]
+  (.vertx server))
+
 (defn reload-ssl!
   "Reads the TLS certificates, keys and trust of `server` again from the files
   its options name (:ssl-cert, :ssl-key, :keystore, :ssl-ca, :truststore and

@@ -1,6 +1,6 @@
 (ns onager.test-jvm
-  "Servers in JVMs of their own, for what a test cannot do to its own JVM: a
-  small heap, running out of it, a signal."
+  "Servers and clients in JVMs of their own, for what a test cannot do to its
+  own JVM: a small heap, running out of it, a signal."
   (:require [clojure.string :as str])
   (:import [java.io File]
            [java.lang ProcessHandle]
@@ -13,11 +13,10 @@
   shows in the log as a line starting with LEAK:."
   ["-Dio.netty.leakDetection.level=paranoid"])
 
-(defn start
-  "Runs `main-ns`'s -main with `args` in a new JVM with `jvm-opts` and this
-  JVM's class path; returns {:process :port :log} once it prints that it
-  listens (\"listening on http://127.0.0.1:PORT/\")."
-  [jvm-opts main-ns & args]
+(defn- launch
+  "Starts `main-ns`'s -main with `args` in a new JVM with `jvm-opts` and this
+  JVM's class path, its output going to a temporary file: {:process :log}."
+  [jvm-opts main-ns args]
   (let [java (-> (ProcessHandle/current) .info .command .get)
         log (File/createTempFile "onager-jvm" ".log")
         ;; The demo's logging (examples/logback.xml, on the test class path): what such a JVM
@@ -28,9 +27,17 @@
         process (-> (ProcessBuilder. ^java.util.List (vec command))
                     (.redirectErrorStream true)
                     (.redirectOutput log)
-                    (.start))
-        deadline (+ (System/currentTimeMillis) 60000)]
+                    (.start))]
     (.deleteOnExit log)
+    {:process process :log log}))
+
+(defn start
+  "Runs `main-ns`'s -main with `args` in a new JVM with `jvm-opts` and this
+  JVM's class path; returns {:process :port :log} once it prints that it
+  listens (\"listening on http://127.0.0.1:PORT/\")."
+  [jvm-opts main-ns & args]
+  (let [{:keys [^Process process ^File log]} (launch jvm-opts main-ns args)
+        deadline (+ (System/currentTimeMillis) 60000)]
     (loop []
       (let [text (slurp log)]
         (if-let [[_ port] (re-find #"listening on http://127.0.0.1:(\d+)/" text)]
@@ -57,3 +64,14 @@
   "The LEAK: lines of the JVM's log."
   [jvm]
   (filter #(str/includes? % "LEAK:") (str/split-lines (log-text jvm))))
+
+(defn run
+  "Runs `main-ns`'s -main with `args` in a new JVM with `jvm-opts` and this
+  JVM's class path, waits for it to end (killing it after `timeout-ms`), and
+  returns {:exit code :out what-it-printed}."
+  [timeout-ms jvm-opts main-ns & args]
+  (let [{:keys [^Process process log]} (launch jvm-opts main-ns args)]
+    (when-not (.waitFor process timeout-ms TimeUnit/MILLISECONDS)
+      (.destroyForcibly process)
+      (.waitFor process 10 TimeUnit/SECONDS))
+    {:exit (.exitValue process) :out (slurp log)}))

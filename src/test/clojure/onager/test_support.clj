@@ -14,6 +14,7 @@
             HttpResponse HttpResponse$BodyHandlers]
            [java.nio.charset StandardCharsets]
            [java.time Duration]
+           [java.util.zip DeflaterOutputStream GZIPOutputStream]
            [ch.qos.logback.classic LoggerContext]
            [ch.qos.logback.classic.spi ILoggingEvent ThrowableProxy]
            [ch.qos.logback.core AppenderBase]
@@ -35,6 +36,36 @@
        (let [n (min len (- size @produced))]
          (if (pos? n) (do (swap! produced + n) (int n)) -1))))
     (close [] (deliver closed true))))
+
+(defn gzip
+  "`data` compressed with gzip (RFC 1952)."
+  ^bytes [^bytes data]
+  (let [out (ByteArrayOutputStream.)]
+    (with-open [z (GZIPOutputStream. out)] (.write z data))
+    (.toByteArray out)))
+
+(defn deflate
+  "`data` compressed as HTTP's deflate: zlib (RFC 1950)."
+  ^bytes [^bytes data]
+  (let [out (ByteArrayOutputStream.)]
+    (with-open [z (DeflaterOutputStream. out)] (.write z data))
+    (.toByteArray out)))
+
+(defn zeros
+  "An InputStream of `size` zero bytes, made as it is read."
+  ^InputStream [^long size]
+  (let [left (volatile! size)]
+    (proxy [InputStream] []
+      (read
+        ([] (throw (UnsupportedOperationException.)))
+        ([^bytes buf] (.read ^InputStream this buf 0 (alength buf)))
+        ([^bytes buf off len]
+         (let [n (min (long len) (long @left))]
+           (if (<= n 0)
+             -1
+             (do (java.util.Arrays/fill buf (int off) (int (+ off n)) (byte 0))
+                 (vswap! left - n)
+                 (int n)))))))))
 
 ;; ---- servers ----
 
@@ -214,7 +245,8 @@
 (defn tool
   "The path of the tool `name` that scripts/install-tools test installs into
   ~/.cache rather than onto the PATH: \"h2spec\", \"python-h2\" (a Python with
-  the h2 library), \"python-ws\" (a Python with websockets and kosoku) or
+  the h2 library), \"python-ws\" (a Python with websockets and kosoku),
+  \"python-httpbin\" (a Python with httpbin) or
   \"java-21-runtime\" (its home). Each is a script of that
   name in scripts/, which installs the tool when it is missing and prints its path."
   ^String [name]

@@ -6,35 +6,19 @@
             [clojure.test :refer [deftest is testing]]
             [onager.test-jvm :as jvm]
             [onager.test-support :as ts])
-  (:import [java.io InputStream]
-           [java.net Socket URI]
+  (:import [java.net Socket URI]
            [java.net.http HttpRequest HttpRequest$BodyPublishers HttpResponse$BodyHandlers]
            [java.time Duration]
            [java.util.concurrent TimeUnit]))
 
 (defn- url [app path] (str "http://127.0.0.1:" (:port app) path))
 
-(defn- zeros
-  "An InputStream of `size` zero bytes, made as it is read."
-  ^InputStream [^long size]
-  (let [left (volatile! size)]
-    (proxy [InputStream] []
-      (read
-        ([] (throw (UnsupportedOperationException.)))
-        ([^bytes buf off len]
-         (let [n (min (long len) (long @left))]
-           (if (<= n 0)
-             -1
-             (do (java.util.Arrays/fill buf (int off) (int (+ off n)) (byte 0))
-                 (vswap! left - n)
-                 (int n)))))))))
-
 (defn- post-zeros [app path size]
   (let [r (.send ts/client
                  (-> (HttpRequest/newBuilder (URI. (url app path)))
                      (.timeout (Duration/ofMinutes 2))
                      (.POST (HttpRequest$BodyPublishers/fromPublisher
-                             (HttpRequest$BodyPublishers/ofInputStream #(zeros size)) size))
+                             (HttpRequest$BodyPublishers/ofInputStream #(ts/zeros size)) size))
                      (.build))
                  (HttpResponse$BodyHandlers/ofString))]
     [(.statusCode r) (.body r)]))

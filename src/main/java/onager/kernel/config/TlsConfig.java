@@ -34,7 +34,7 @@ public final class TlsConfig {
     public final String keystoreType;
     public final SSLContext context;
 
-    Identity(Map<?, ?> options) {
+    private Identity(Map<?, ?> options) {
       cert = path(options.get(key("ssl-cert")));
       key = path(options.get(key("ssl-key")));
       keyPassword = (String) options.get(key("key-password"));
@@ -42,6 +42,11 @@ public final class TlsConfig {
       keystore = store instanceof KeyStore ? store : path(store);
       keystoreType = (String) options.get(key("keystore-type"));
       context = (SSLContext) options.get(key("ssl-context"));
+    }
+
+    /** The identity the options map {@code options} names by the server's option keys. */
+    public static Identity from(Map<?, ?> options) {
+      return new Identity(options);
     }
 
     /** The files this identity is read from, to watch for changes. */
@@ -54,6 +59,30 @@ public final class TlsConfig {
     }
   }
 
+  /**
+   * Whose certificates to trust: a truststore (path or {@link KeyStore}) or a CA
+   * PEM file, with the truststore's password.
+   */
+  public static final class Trust {
+    public final Object truststore;
+    public final String trustPassword;
+    public final String ca;
+
+    private Trust(Object truststore, String trustPassword, String ca) {
+      this.truststore = truststore;
+      this.trustPassword = trustPassword;
+      this.ca = ca;
+    }
+
+    /** The trust the options map names by :truststore, :trust-password and :ssl-ca; null when neither is given. */
+    public static Trust from(Map<?, ?> options) {
+      Object store = options.get(key("truststore"));
+      String ca = path(options.get(key("ssl-ca")));
+      if (store == null && ca == null) return null;
+      return new Trust(store instanceof KeyStore ? store : path(store), (String) options.get(key("trust-password")), ca);
+    }
+  }
+
   /** The TLS port; 0 binds a free one. */
   public final int port;
   /** The certificate for clients that name no server, or one {@link #sni} does not know. */
@@ -61,10 +90,8 @@ public final class TlsConfig {
   /** Server name (or {@code *.domain} wildcard) to its certificate, in the order given. */
   public final Map<String, Identity> sni;
   public final ClientAuth clientAuth;
-  /** The client certificates' trust: a truststore (path or {@link KeyStore}) or a CA PEM file; null when none. */
-  public final Object truststore;
-  public final String trustPassword;
-  public final String ca;
+  /** The client certificates' trust; null when none is given. */
+  public final Trust trust;
   public final List<String> protocols;
   /** Null for the provider's defaults. */
   public final List<String> ciphers;
@@ -80,10 +107,7 @@ public final class TlsConfig {
     }
     sni = Collections.unmodifiableMap(names);
     clientAuth = ClientAuth.valueOf(((Keyword) options.get(key("client-auth"))).getName().toUpperCase());
-    Object trust = options.get(key("truststore"));
-    truststore = trust instanceof KeyStore ? trust : path(trust);
-    trustPassword = (String) options.get(key("trust-password"));
-    ca = path(options.get(key("ssl-ca")));
+    trust = Trust.from(options);
     protocols = strings(options.get(key("ssl-protocols")));
     ciphers = strings(options.get(key("ssl-ciphers")));
     openssl = options.get(key("ssl-provider")) == key("openssl");
@@ -99,8 +123,8 @@ public final class TlsConfig {
   public List<String> files() {
     List<String> files = new ArrayList<>(identity.files());
     for (Identity i : sni.values()) files.addAll(i.files());
-    if (truststore instanceof String s) files.add(s);
-    if (ca != null) files.add(ca);
+    if (trust != null && trust.truststore instanceof String s) files.add(s);
+    if (trust != null && trust.ca != null) files.add(trust.ca);
     return files;
   }
 

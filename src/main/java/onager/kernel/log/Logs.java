@@ -26,6 +26,12 @@ public final class Logs {
   /** Clients that misbehave or leave: malformed or stalled requests, connections closed mid-exchange. */
   public static final Logger CLIENT = logger("onager.server.client");
 
+  /**
+   * The HTTP client: its callbacks that throw, and routine events (retries of a
+   * stale connection, redirects) at debug level.
+   */
+  public static final Logger HTTP_CLIENT = logger("onager.client");
+
   /** The logger called {@code name}: SLF4J's, or one that logs to java.util.logging without a provider. */
   private static Logger logger(String name) {
     return FALLBACK ? new JulLogger(name) : LoggerFactory.getLogger(name);

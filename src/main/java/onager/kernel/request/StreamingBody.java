@@ -14,7 +14,8 @@ import onager.kernel.limits.HeapPressure;
 import onager.kernel.limits.Watermarks;
 
 /**
- * A request body read by a blocking handler while it is still arriving.
+ * A request body read by a blocking handler while it is still arriving; and
+ * the same for a response body the client streams.
  *
  * <p>The event loop queues the buffers that arrive; the handler's thread takes
  * them. When more than {@link #HIGH_WATER} bytes wait unread the client is held
@@ -113,7 +114,7 @@ public final class StreamingBody extends InputStream implements Runnable {
       if (received > maxBody) {
         if (!tooLarge) {
           tooLarge = true;
-          failure = new BodyTooLargeException(maxBody);
+          failure = flow.tooLarge(maxBody);
           dropQueue();
           pause = !paused;
           paused = true;
@@ -321,7 +322,7 @@ public final class StreamingBody extends InputStream implements Runnable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while waiting for the request body");
+      throw new InterruptedIOException("interrupted while waiting for the body");
     }
   }
 
@@ -335,7 +336,7 @@ public final class StreamingBody extends InputStream implements Runnable {
   }
 
   private void ensureOpen() throws IOException {
-    if (closed) throw new IOException("the request body stream is closed");
+    if (closed) throw new IOException("the body stream is closed");
   }
 
   @Override
@@ -402,6 +403,19 @@ public final class StreamingBody extends InputStream implements Runnable {
   public void close() {
     if (closed) return;
     closed = true;
-    discard();
+    if (!flow.abortsWhenClosedEarly()) {
+      discard();
+      return;
+    }
+    boolean abort;
+    lock.lock();
+    try {
+      abort = !ended && failure == null;
+      discarding = true;
+      dropQueue();
+    } finally {
+      lock.unlock();
+    }
+    if (abort) loop.execute(flow::abortBody);
   }
 }

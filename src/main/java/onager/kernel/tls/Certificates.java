@@ -79,12 +79,12 @@ public final class Certificates implements Mapping<String, SslContext> {
           + "platform on the class path (io.netty/netty-tcnative-boringssl-static with its classifier, e.g. "
           + "linux-x86_64): " + TlsFailure.reason(OpenSsl.unavailabilityCause()), OpenSsl.unavailabilityCause());
     }
-    if (config.clientAuth != TlsConfig.ClientAuth.NONE && config.ca == null && config.truststore == null
+    if (config.clientAuth != TlsConfig.ClientAuth.NONE && config.trust == null
         && config.identity.context == null) {
       throw TlsFailure.of("", "client-auth", null, ":" + config.clientAuth.name().toLowerCase()
           + " needs the client certificates' issuers: :ssl-ca (a PEM file) or :truststore", null);
     }
-    TrustManagerFactory trust = KeyMaterial.trust(config);
+    TrustManagerFactory trust = config.trust == null ? null : KeyMaterial.trust(config.trust);
     SslContext fallback = context(config.identity, "", trust);
     if (config.sni.isEmpty()) return name -> fallback;
     DomainWildcardMappingBuilder<SslContext> names = new DomainWildcardMappingBuilder<>(fallback);

@@ -101,8 +101,8 @@ final class KeyMaterial {
     throw TlsFailure.of(where, "keystore", file, "no private key entry in it", null);
   }
 
-  /** The trust for client certificates: a CA PEM file's certificates, or a truststore; null when none is given. */
-  static TrustManagerFactory trust(TlsConfig config) {
+  /** The trust {@code config} names: a CA PEM file's certificates, or a truststore. */
+  static TrustManagerFactory trust(TlsConfig.Trust config) {
     try {
       KeyStore store;
       if (config.ca != null) {
@@ -122,7 +122,7 @@ final class KeyMaterial {
         char[] password = config.trustPassword == null ? null : config.trustPassword.toCharArray();
         store = store("", "truststore", "trust-password", file, null, password);
       } else {
-        return null;
+        throw new IllegalArgumentException("a Trust names a truststore or a CA file");
       }
       TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       factory.init(store);

@@ -1,13 +1,16 @@
 package onager.kernel.vertx;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.vertx.core.Context;
 import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.impl.headers.Http1xHeaders;
 import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.net.impl.ConnectionBase;
 import io.vertx.core.net.impl.ShutdownEvent;
 
@@ -49,5 +52,10 @@ public final class VertxInternals {
   /** {@code headers} as a MultiMap: they are one already when Vert.x's decoder made them. */
   public static MultiMap multiMap(HttpHeaders headers) {
     return (MultiMap) headers;
+  }
+
+  /** The Netty buffer under {@code buffer}, without a copy: a view with indices of its own. */
+  public static ByteBuf byteBuf(Buffer buffer) {
+    return ((BufferInternal) buffer).getByteBuf();
   }
 }

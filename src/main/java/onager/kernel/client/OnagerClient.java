@@ -1,0 +1,143 @@
+package onager.kernel.client;
+
+import clojure.lang.IFn;
+import clojure.lang.IPersistentMap;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.PoolOptions;
+import java.io.Closeable;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import onager.kernel.tls.ClientTls;
+
+/**
+ * An HTTP client: Vert.x's, with a connection pool per origin, and the request
+ * and response maps turned into its calls and back here in the kernel, so that
+ * the Clojure API above it is a function call. Thread-safe; {@link #close}
+ * closes its connections (and its Vert.x instance, unless it was given one).
+ */
+public final class OnagerClient implements Closeable {
+  // How long close waits for the connections to close.
+  private static final long CLOSE_TIMEOUT_MS = 10_000;
+
+  final Vertx vertx;
+  final HttpClientAgent agent;
+  final ClientConfig config;
+  private final boolean ownsVertx;
+
+  private OnagerClient(Vertx vertx, boolean ownsVertx, HttpClientAgent agent, ClientConfig config) {
+    this.vertx = vertx;
+    this.ownsVertx = ownsVertx;
+    this.agent = agent;
+    this.config = config;
+  }
+
+  /**
+   * A client as {@code config} says; a TLS file that cannot be used fails it with
+   * the ex-info naming the option and the file.
+   */
+  public static OnagerClient create(ClientConfig config) {
+    HttpClientOptions options = new HttpClientOptions()
+        .setKeepAlive(true)
+        // Vert.x keeps an unused pooled connection for whole seconds.
+        .setKeepAliveTimeout((int) Math.max(1, (config.keepAliveTimeoutMs + 999) / 1000))
+        .setHttp2KeepAliveTimeout((int) Math.max(1, (config.keepAliveTimeoutMs + 999) / 1000))
+        .setDecompressionSupported(config.decompress)
+        .setUseAlpn(config.http2)
+        // The versions a request may ask for: HTTP/2 only when it may be spoken (each request
+        // then says which it asks for, by its scheme: see protocol).
+        .setProtocolVersion(config.http2 || config.h2c ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1)
+        // h2c is by prior knowledge (RFC 9113 §3.3): the Upgrade dance costs a round trip.
+        .setHttp2ClearTextUpgrade(false)
+        .setMaxHeaderSize(config.maxHeaderSize)
+        .setTcpNoDelay(true);
+    if (config.defaults.connectTimeoutMs > 0) {
+      options.setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.defaults.connectTimeoutMs));
+    }
+    if (config.proxy != null) options.setProxyOptions(config.proxy).setNonProxyHosts(config.nonProxyHosts);
+    ClientTls.configure(options, config.identity, config.trust, config.insecure);
+    PoolOptions pool = new PoolOptions()
+        .setHttp1MaxSize(config.maxConnections)
+        .setHttp2MaxSize(config.maxHttp2Connections)
+        .setMaxWaitQueueSize(config.maxWaiting);
+    boolean owns = config.vertx == null;
+    Vertx vertx = owns ? Vertx.vertx(new VertxOptions()
+        .setEventLoopPoolSize(config.eventLoops)
+        .setPreferNativeTransport(true)
+        .setWorkerPoolSize(2)
+        .setInternalBlockingPoolSize(2)) : config.vertx;
+    HttpClientAgent agent = vertx.httpClientBuilder().with(options).with(pool).build();
+    return new OnagerClient(vertx, owns, agent, config);
+  }
+
+  // HTTP/2 is offered over TLS by ALPN, the server choosing; in clear text it is spoken
+  // only when asked for (:h2c?), since a server that does not know it cannot say so.
+  HttpVersion protocol(boolean ssl) {
+    return (ssl ? config.http2 : config.h2c) ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1;
+  }
+
+  /**
+   * Sends {@code request} (a request map) and returns the future of its
+   * response map, or of the ex-info it failed with (see {@link ClientFailure});
+   * {@code respond} and {@code raise}, when not null, are called with the same on
+   * the client's event loop. A request map that cannot be sent throws here.
+   */
+  public CompletableFuture<Object> execute(IPersistentMap request, IFn respond, IFn raise) {
+    return new ClientCall(this, ClientRequest.parse(request, config), respond, raise).start();
+  }
+
+  /**
+   * Sends {@code request} and waits for its response map, or throws the ex-info
+   * it failed with. Waiting is cheap on a virtual thread; on an event loop it is
+   * refused. An interrupt while waiting cancels the exchange.
+   */
+  public Object request(IPersistentMap request) {
+    if (Context.isOnEventLoopThread()) {
+      // Waiting here would stop the loop that must deliver the response: a deadlock, or a stall.
+      throw new IllegalStateException("a request that waits for its response cannot run on a Vert.x event "
+          + "loop: give :async? true, or respond and raise");
+    }
+    ClientCall call = new ClientCall(this, ClientRequest.parse(request, config), null, null);
+    CompletableFuture<Object> response = call.start();
+    try {
+      return response.get();
+    } catch (ExecutionException e) {
+      throw sneaky(e.getCause());
+    } catch (InterruptedException e) {
+      call.cancel(e);
+      Thread.currentThread().interrupt();
+      throw sneaky(e);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> RuntimeException sneaky(Throwable t) throws T {
+    throw (T) t;
+  }
+
+  /** The Vert.x instance the client runs on. */
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  /** Closes the pooled connections, and the Vert.x instance when the client made it. */
+  @Override
+  public void close() {
+    try {
+      agent.shutdown(Duration.ZERO).toCompletionStage().toCompletableFuture()
+          .get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      if (ownsVertx) vertx.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("the client did not close within " + CLOSE_TIMEOUT_MS + " ms", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
