@@ -32,7 +32,7 @@ CP_FILE := target/classpath.txt
 LOGBACK_CP_FILE := target/logback-classpath.txt
 SOURCES := Makefile pom.xml scripts/compile-api.clj scripts/clojure-sources.clj $(shell find src/main/java src/main/clojure -name '*.java' -o -name '*.clj' 2>/dev/null)
 
-.PHONY: run example test repl jar install classpath docs soak clean bench bench-micro bench-memory bench-profile uberjar aot-cache
+.PHONY: run example test repl jar install classpath docs soak clean bench bench-micro bench-memory bench-client bench-profile uberjar aot-cache
 
 # The runtime class path: Clojure sources first, then the compiled kernel and
 # the API compiled from them (process-classes; Clojure loads a class only while
@@ -175,6 +175,12 @@ bench: $(BENCH_CLASSES)
 bench-memory: $(BENCH_CLASSES) $(UBERJAR) $(if $(AOT_OK),$(AOT_CACHE))
 	@scripts/install-tools bench
 	$(BENCH_RUN) memory $(BENCH_ARGS)
+
+# The HTTP client against the raw Vert.x server: Onager's, the Java-only Vert.x client (the
+# ceiling), the JDK's HttpClient and clj-http 2.3; about 15 minutes in full.
+bench-client: $(BENCH_CLASSES)
+	@scripts/install-tools bench
+	$(BENCH_RUN) client $(BENCH_ARGS)
 
 # A JFR profile of one server under one scenario: SERVER=onager-event-loop SCENARIO=plaintext.
 bench-profile: $(BENCH_CLASSES)

@@ -5,6 +5,7 @@
            [--jvm-flags FLAGS]   (FLAGS, one argument, are added to every server JVM)
            [--base COMMIT]       (each Onager server also runs on COMMIT's kernel and API)
     memory [--quick] [--server x,y] [--runs N]
+    client [--quick] [--runs N] [--warmup S] [--duration S]
     profile --server x --scenario a [--warmup S] [--duration S]
 
   --server picks servers; the raw Vert.x baseline is always added, since every
@@ -12,6 +13,8 @@
   its report to bench/results/ as well as to target/bench/<time>/."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
+            [onager.bench.client :as client]
+            [onager.bench.client-report :as client-report]
             [onager.bench.env :as env]
             [onager.bench.load :as load]
             [onager.bench.memory :as memory]
@@ -133,6 +136,19 @@
                     :settings (dissoc s :log-dir))]
     (report/write-memory data dir (when complete? (io/file "bench/results")))))
 
+(defn client-bench
+  "Runs the client benchmark and writes its report."
+  [opts]
+  (let [dir (out-dir "client")
+        s (assoc (settings opts) :log-dir dir :tls-files (tls/certificate dir))
+        stamp (env/stamp)
+        t0 (System/nanoTime)
+        results (client/run-all client/clients client/scenarios s)
+        data {:stamp (assoc stamp :load-at-end (env/load-now) :minutes (/ (- (System/nanoTime) t0) 6e10))
+              :settings (dissoc s :log-dir :tls-files)
+              :scenarios results}]
+    (client-report/write data dir (when-not (:quick opts) (io/file "bench/results")))))
+
 (defn profile
   "Records a JFR profile of one server under one scenario and prints where it
   allocates and spends CPU."
@@ -155,6 +171,7 @@
     (case command
       "bench" (bench opts)
       "memory" (memory opts)
+      "client" (client-bench opts)
       "profile" (profile opts)
-      (throw (ex-info (str "unknown command " (pr-str command) "; use bench, memory or profile") {})))
+      (throw (ex-info (str "unknown command " (pr-str command) "; use bench, memory, client or profile") {})))
     (shutdown-agents)))

@@ -11,7 +11,9 @@
 
 ;; ---- numbers ----
 
-(defn- f [x digits]
+(defn f
+  "`x` with `digits` decimals, or – when it is nil."
+  [x digits]
   (if (nil? x) "–" (format (str "%." digits "f") (double x))))
 
 (defn- count-str [x]
@@ -28,7 +30,7 @@
     (>= (double x) 10240) (format "%.1f KiB" (/ (double x) 1024))
     :else (format "%.0f B" (double x))))
 
-(defn- with-spread
+(defn with-spread
   "`median (min–max)` of a spread, each formatted by `fmt`; only the median
   when there was one run."
   [s fmt]

@@ -1,0 +1,106 @@
+(ns onager.bench.client-report
+  "The client benchmark's report: Markdown and JSON, the issue's bars checked."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [onager.bench.json :as json]
+            [onager.bench.report :refer [f with-spread]]))
+
+(set! *warn-on-reflection* true)
+
+(defn- client-of [data scenario-id client-id]
+  (some #(when (= client-id (:id %)) %)
+        (:clients (some #(when (= scenario-id (:id %)) %) (:scenarios data)))))
+
+(defn- over
+  "The median of Onager's `k` over `other`'s: both are ratios to the same
+  baseline, so their quotient compares the two clients."
+  [data sc other k]
+  (let [a (get-in (client-of data sc "onager") [:ratio k :median])
+        b (get-in (client-of data sc other) [:ratio k :median])]
+    (when (and a b (pos? (double b))) (/ (double a) (double b)))))
+
+(def ^:private get-scenarios ["client-plaintext" "client-json" "client-h2-plaintext" "client-h2-json"])
+
+(defn- bars
+  "The issue's bars: [scenario, what, value, comparison, target]."
+  [data]
+  (concat
+   (for [sc get-scenarios
+         [what value op target]
+         [["req/s ÷ Vert.x client from Java" (get-in (client-of data sc "onager") [:ratio :rps :median]) >= 0.95]
+          ["CPU µs/request ÷ Vert.x client from Java" (get-in (client-of data sc "onager") [:ratio :cpu-us :median])
+           <= 1.05]
+          ["req/s ÷ JDK HttpClient's" (over data sc "jdk" :rps) >= 1.0]
+          ["req/s ÷ clj-http's" (over data sc "clj-http" :rps) >= 2.0]]
+         :when (or (not (str/includes? what "clj-http")) (client-of data sc "clj-http"))]
+     [sc what value op target])
+   (for [sc ["client-download" "client-upload"]]
+     [sc "CPU ns/byte ÷ Vert.x client from Java" (get-in (client-of data sc "onager") [:ratio :cpu-ns-byte :median])
+      <= 1.1])))
+
+(defn- bar-row [[sc what value op target]]
+  (str "| " sc " | " what " | " (f value 3) " | " (if (= op >=) "≥ " "≤ ") target " | "
+       (cond (nil? value) "not measured" (op value target) "**met**" :else "**not met**") " |"))
+
+(defn- scenario-table [sc]
+  (let [get? (= "get" (:mode sc))]
+    (concat
+     [(str "### " (:label sc)) "" (str (:doc sc) ".") ""
+      (if get?
+        "| client | req/s | ÷ Vert.x | CPU µs/req | ÷ Vert.x | failed runs |"
+        "| client | MiB/s | ÷ Vert.x | CPU ns/byte | ÷ Vert.x | failed runs |")
+      "|---|---|---|---|---|---|"]
+     (for [{:keys [label summary ratio runs]} (:clients sc)
+           :let [[a b] (if get? [:rps :cpu-us] [:mib-s :cpu-ns-byte])]]
+       (str "| " label " | " (with-spread (a summary) #(f % 0)) " | " (with-spread (a ratio) #(f % 2))
+            " | " (with-spread (b summary) #(f % 2)) " | " (with-spread (b ratio) #(f % 2))
+            " | " (count (filter #(pos? (long (:errors % 0))) runs)) " |"))
+     [""])))
+
+(defn markdown
+  "The Markdown report of a client benchmark run."
+  [{:keys [stamp settings] :as data}]
+  (str/join
+   "\n"
+   (concat
+    ["# Onager benchmark: the HTTP client"
+     ""
+     (str "- **Kind:** " (if (:quick settings) "QUICK run: a placeholder, not a result" "full client run"))
+     (str "- **Commit:** `" (:commit stamp) "` · **JDK:** " (:jdk stamp) " · **CPU:** " (:cpu stamp) " × " (:cpus stamp)
+          " · **Linux** " (:kernel stamp))
+     (str "- **When:** " (:date stamp) ", took " (f (:minutes stamp) 1) " min; load average at start "
+          (:load-at-start stamp) ", at end " (:load-at-end stamp))
+     (str "- **How:** raw Vert.x server pinned to CPU " (get-in settings [:cpus :server]) ", each client in a JVM of "
+          "its own (-Xmx512m, ParallelGC) pinned to CPU " (get-in settings [:cpus :wrk]) "; " (:runs settings)
+          " round(s), alternating clients; GETs " (:duration settings) " s after a " (:warmup settings)
+          " s warm-up, 64 callers on virtual threads each waiting for its response")
+     ""
+     "Every ratio is the client's figure over the Java-only Vert.x client's in the same round, then the"
+     "median (min–max) of those. CPU is the client JVM's own (all its threads), read in it over the"
+     "measured window, per request or per byte. The Vert.x, JDK and Onager clients speak h2 over TLS"
+     "(ALPN) in the h2 scenarios; clj-http has no HTTP/2."
+     ""
+     "## The bars (issue 24)"
+     ""
+     "| scenario | figure | value | target | |"
+     "|---|---|---|---|---|"]
+    (map bar-row (bars data))
+    ["" "## Results" ""]
+    (mapcat scenario-table (:scenarios data))
+    ["Reproduce: `make bench-client` (full), `make bench-client QUICK=1`. See bench/README.md." ""])))
+
+(defn write
+  "Writes client.md and client.json to `dir`, and copies them to `results-dir`
+  when it is given."
+  [data dir results-dir]
+  (let [md (io/file dir "client.md")
+        js (io/file dir "client.json")]
+    (io/make-parents md)
+    (spit md (markdown data))
+    (spit js (json/write-str data))
+    (when results-dir
+      (.mkdirs (io/file results-dir))
+      (io/copy md (io/file results-dir "client.md"))
+      (io/copy js (io/file results-dir "client.json")))
+    (println (str "Report: " md (when results-dir (str " (and " results-dir "/)"))))
+    data))

@@ -1,0 +1,137 @@
+package onager.bench.client;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * How every client of the client benchmark is driven and measured, whatever
+ * the client: the same closed loop of callers on virtual threads, the same
+ * clock and the same CPU reading, so that the figures differ by the client
+ * alone. Prints one JSON line: requests (or transfers), bytes, seconds, the
+ * process's CPU milliseconds over the measured window, errors and the first
+ * error's text.
+ */
+public final class LoadLoop {
+  private LoadLoop() {}
+
+  /** One request, blocking; returns the response body's size in bytes. */
+  @FunctionalInterface
+  public interface Call extends Callable<Long> {}
+
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /**
+   * {@code callers} virtual threads each send {@code call} in turn for
+   * {@code warmupMs}, then for {@code durationMs}, which is measured.
+   */
+  public static void closedLoop(int callers, long warmupMs, long durationMs, Call call) throws InterruptedException {
+    AtomicBoolean measuring = new AtomicBoolean();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong requests = new AtomicLong();
+    AtomicLong bytes = new AtomicLong();
+    AtomicLong errors = new AtomicLong();
+    StringBuilder firstError = new StringBuilder();
+    List<Thread> threads = new ArrayList<>(callers);
+    for (int i = 0; i < callers; i++) {
+      threads.add(Thread.ofVirtual().start(() -> {
+        while (!stop.get()) {
+          try {
+            long n = call.call();
+            if (measuring.get()) {
+              requests.incrementAndGet();
+              bytes.addAndGet(n);
+            }
+          } catch (Exception e) {
+            if (measuring.get() && errors.getAndIncrement() == 0) {
+              synchronized (firstError) {
+                firstError.append(e);
+              }
+            }
+          }
+        }
+      }));
+    }
+    Thread.sleep(warmupMs);
+    long cpu0 = cpuNanos();
+    long t0 = System.nanoTime();
+    measuring.set(true);
+    Thread.sleep(durationMs);
+    measuring.set(false);
+    long t1 = System.nanoTime();
+    long cpu1 = cpuNanos();
+    stop.set(true);
+    for (Thread t : threads) t.join(10_000);
+    report(requests.get(), bytes.get(), t1 - t0, cpu1 - cpu0, errors.get(), firstError.toString());
+  }
+
+  /** Runs {@code warm} once unmeasured, then {@code call} once measured: one large transfer. */
+  public static void transfer(Call warm, Call call) {
+    long errors = 0;
+    String error = "";
+    long n = 0;
+    long cpu0 = 0;
+    long t0 = 0;
+    try {
+      warm.call();
+      cpu0 = cpuNanos();
+      t0 = System.nanoTime();
+      n = call.call();
+    } catch (Exception e) {
+      errors = 1;
+      error = e.toString();
+    }
+    long t1 = System.nanoTime();
+    long cpu1 = cpuNanos();
+    report(errors == 0 ? 1 : 0, n, t1 - t0, cpu1 - cpu0, errors, error);
+  }
+
+  private static void report(long requests, long bytes, long nanos, long cpuNanos, long errors, String error) {
+    System.out.println(String.format(Locale.ROOT,
+        "{\"requests\":%d,\"bytes\":%d,\"seconds\":%.4f,\"cpu_ms\":%.2f,\"errors\":%d,\"error\":\"%s\"}",
+        requests, bytes, nanos / 1e9, cpuNanos / 1e6, errors,
+        error.replace("\\", "\\\\").replace("\"", "'").replace("\n", " ")));
+    System.out.flush();
+  }
+
+  /** An InputStream of {@code size} zero bytes made as it is read, for uploads. */
+  public static java.io.InputStream zeros(long size) {
+    return new java.io.InputStream() {
+      private long left = size;
+
+      @Override
+      public int read() {
+        if (left <= 0) return -1;
+        left--;
+        return 0;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) {
+        if (left <= 0) return -1;
+        int n = (int) Math.min(len, left);
+        java.util.Arrays.fill(b, off, off + n, (byte) 0);
+        left -= n;
+        return n;
+      }
+    };
+  }
+
+  /** Reads {@code in} to its end and closes it; returns how many bytes it had. */
+  public static long drain(java.io.InputStream in) throws java.io.IOException {
+    byte[] buf = new byte[65536];
+    long total = 0;
+    try (in) {
+      int n;
+      while ((n = in.read(buf)) >= 0) total += n;
+    }
+    return total;
+  }
+}
