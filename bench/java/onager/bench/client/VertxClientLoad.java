@@ -34,7 +34,8 @@ public final class VertxClientLoad {
     Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true)
         .setEventLoopPoolSize(Runtime.getRuntime().availableProcessors()));
     HttpClientAgent client = vertx.httpClientBuilder()
-        .with(new HttpClientOptions().setUseAlpn(true).setTrustAll(true).setVerifyHost(false)
+        .with(new HttpClientOptions().setUseAlpn(true).setProtocolVersion(HttpVersion.HTTP_2)
+            .setTrustAll(true).setVerifyHost(false)
             .setDecompressionSupported(true).setKeepAlive(true))
         .with(new PoolOptions().setHttp1MaxSize(64).setHttp2MaxSize(1).setMaxWaitQueueSize(1024))
         .build();
