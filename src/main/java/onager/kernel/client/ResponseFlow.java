@@ -37,6 +37,9 @@ final class ResponseFlow implements BodyFlow {
 
   @Override
   public void abortBody() {
+    // What Vert.x holds for a paused response is not released when the exchange is reset:
+    // resumed first, it reaches the body, which drops and releases it.
+    response.resume();
     request.reset();
   }
 
