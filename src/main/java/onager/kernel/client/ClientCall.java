@@ -125,11 +125,7 @@ final class ClientCall {
   // The exchange failed before a response came: a stale pooled connection is retried once.
   private void failed(Throwable cause) {
     if (done) return;
-    if (cause instanceof TimeoutException) {
-      fail(ClientFailure.timeout(ClientFailure.IDLE, request.idleTimeoutMs, request.map, target.url()));
-      return;
-    }
-    ExceptionInfo e = ClientFailure.classify(cause, false, request.connectTimeoutMs, request.map, target.url());
+    ExceptionInfo e = exchangeFailure(cause);
     if (!retried && e.getData().valAt(ClientFailure.ERROR) == ClientFailure.CONNECTION_CLOSED
         && !(cause instanceof RequestBodyException) && idempotent(method) && body.repeatable()) {
       retried = true;
@@ -223,7 +219,7 @@ final class ClientCall {
     resp.end().onComplete(ar -> {
       if (done) return;
       if (ar.failed()) {
-        bodyFailed(ar.cause());
+        fail(exchangeFailure(ar.cause()));
         return;
       }
       // The exchange is over: nothing of it is left to reset, whatever the body turns out to be.
@@ -246,12 +242,11 @@ final class ClientCall {
     });
   }
 
-  private void bodyFailed(Throwable cause) {
-    if (cause instanceof TimeoutException) {
-      fail(ClientFailure.timeout(ClientFailure.IDLE, request.idleTimeoutMs, request.map, target.url()));
-    } else {
-      fail(ClientFailure.classify(cause, false, request.connectTimeoutMs, request.map, target.url()));
-    }
+  // What a failure once the connection was had means: a timeout there is :idle-timeout-ms's.
+  private ExceptionInfo exchangeFailure(Throwable cause) {
+    return cause instanceof TimeoutException
+        ? ClientFailure.timeout(ClientFailure.IDLE, request.idleTimeoutMs, request.map, target.url())
+        : ClientFailure.classify(cause, false, request.connectTimeoutMs, request.map, target.url());
   }
 
   private static long contentLength(HttpClientResponse resp) {
@@ -297,12 +292,7 @@ final class ClientCall {
       if (ar.succeeded()) {
         s.bodyEnd();
       } else {
-        Throwable cause = ar.cause();
-        s.bodyFailed(cause instanceof TimeoutException
-            ? new IOException(ClientFailure.timeout(ClientFailure.IDLE, request.idleTimeoutMs, request.map,
-                target.url()).getMessage(), cause)
-            : new IOException(ClientFailure.classify(cause, false, request.connectTimeoutMs, request.map,
-                target.url()).getMessage(), cause));
+        s.bodyFailed(new IOException(exchangeFailure(ar.cause()).getMessage(), ar.cause()));
       }
       cancelTimer();
       stream = null;
