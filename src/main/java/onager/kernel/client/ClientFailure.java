@@ -17,6 +17,7 @@ import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
+import onager.kernel.log.Reasons;
 
 /**
  * The errors a request ends in: an ex-info whose message says what happened to
@@ -152,10 +153,7 @@ final class ClientFailure {
 
   /** The innermost message of {@code t}: the reason a library gave. */
   static String reason(Throwable t) {
-    Throwable root = t;
-    while (root.getCause() != null && root.getCause() != root) root = root.getCause();
-    String m = root.getMessage();
-    return m == null || m.isBlank() ? root.getClass().getSimpleName() : m;
+    return Reasons.innermost(t);
   }
 
   private static String shown(Object value) {

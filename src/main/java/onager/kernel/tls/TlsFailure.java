@@ -3,6 +3,7 @@ package onager.kernel.tls;
 import clojure.lang.ExceptionInfo;
 import clojure.lang.Keyword;
 import clojure.lang.PersistentArrayMap;
+import onager.kernel.log.Reasons;
 
 /**
  * The error start (and a reload) throws when a certificate, a key or a trust
@@ -32,9 +33,6 @@ final class TlsFailure {
 
   /** The innermost message of {@code t}: the reason a library gave. */
   static String reason(Throwable t) {
-    Throwable root = t;
-    while (root.getCause() != null && root.getCause() != root) root = root.getCause();
-    String m = root.getMessage();
-    return m == null || m.isBlank() ? root.getClass().getSimpleName() : m;
+    return Reasons.innermost(t);
   }
 }
