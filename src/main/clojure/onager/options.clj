@@ -15,6 +15,11 @@
 
 (set! *warn-on-reflection* true)
 
+(defn int-in
+  "A :valid? predicate: true for an integer from `lo` to `hi`, both included."
+  [lo hi]
+  (fn [v] (and (int? v) (<= lo v hi))))
+
 (defn- by-key [table]
   (into {} (map (juxt :key identity)) table))
 

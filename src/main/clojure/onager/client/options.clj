@@ -3,7 +3,8 @@
   some of them: validation, defaults and documentation all come from `table`;
   `request-table` documents the request map, which the kernel checks as it
   reads it."
-  (:require [onager.server.tls-options :as tls-options])
+  (:require [onager.options :refer [int-in]]
+            [onager.server.tls-options :as tls-options])
   (:import [io.vertx.core Vertx]
            [java.net CookieHandler]
            [onager.kernel.client ClientProxies]))
@@ -11,8 +12,6 @@
 (set! *warn-on-reflection* true)
 
 (def ^:private cpus (.availableProcessors (Runtime/getRuntime)))
-
-(defn- int-in [lo hi] (fn [v] (and (int? v) (<= lo v hi))))
 
 (def ^:private max-int Integer/MAX_VALUE)
 

@@ -2,6 +2,7 @@
   "The options of `onager.server/start`: validation, defaults and documentation
   all come from `table`."
   (:require [clojure.string :as str]
+            [onager.options :refer [int-in]]
             [onager.server.tls-options :as tls-options]
             [onager.server.ws-options :as ws-options])
   (:import [io.vertx.core Vertx]
@@ -10,8 +11,6 @@
 (set! *warn-on-reflection* true)
 
 (def ^:private cpus (.availableProcessors (Runtime/getRuntime)))
-
-(defn- int-in [lo hi] (fn [v] (and (int? v) (<= lo v hi))))
 
 (def ^:private max-int Integer/MAX_VALUE)
 

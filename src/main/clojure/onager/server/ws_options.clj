@@ -1,10 +1,9 @@
 (ns onager.server.ws-options
   "The WebSocket options of `onager.server/start`, a part of its options table:
-  the limits every WebSocket of the server has (see `onager.websocket`).")
+  the limits every WebSocket of the server has (see `onager.websocket`)."
+  (:require [onager.options :refer [int-in]]))
 
 (set! *warn-on-reflection* true)
-
-(defn- int-in [lo hi] (fn [v] (and (int? v) (<= lo v hi))))
 
 (def ^:private max-int Integer/MAX_VALUE)
 
