@@ -4,7 +4,8 @@
          '[onager.json.options :as json-options]
          '[onager.middleware.options :as middleware-options]
          '[onager.router.options :as router-options]
-         '[onager.server.options :as server-options])
+         '[onager.server.options :as server-options]
+         '[onager.websocket.connect-options :as connect-options])
 
 [["options" server-options/table]
  ["router-options" router-options/table]
@@ -13,4 +14,5 @@
  ["json-response-options" middleware-options/json-response-table]
  ["json-read-options" json-options/read-table]
  ["json-write-options" json-options/write-table]
- ["client-options" client-options/table]]
+ ["client-options" client-options/table]
+ ["websocket-connect-options" connect-options/table]]

@@ -85,11 +85,17 @@
            :secure? (.getSecure c) :http-only? (.isHttpOnly c) :max-age (.getMaxAge c)})
         (.getCookies (.getCookieStore store))))
 
-(def ^:private default-client
+(def ^:private the-default-client
   (delay (client {})))
 
+(defn default-client
+  "The client of the requests (and of `onager.websocket/connect`) that name
+  none: made with the default options at first use, and never closed."
+  ^OnagerClient []
+  @the-default-client)
+
 (defn- client-of ^OnagerClient [req]
-  (or (:client req) @default-client))
+  (or (:client req) @the-default-client))
 
 (defn request
   "Sends the request map `req` and returns its response map; with :async? true,

@@ -130,6 +130,9 @@
   "`(docstring table)` for the var `table` names, worked out when the calling
   code is compiled: an AOT-compiled namespace then carries its docstrings as
   constants instead of printing every default while it loads, which start-up
-  would pay for."
+  would pay for. A fully qualified `table` whose namespace the caller does
+  not require is loaded here, for the compiler only: an AOT-compiled caller
+  then loads it when it first validates options, not at start-up."
   [table]
+  (when-not (resolve table) (require (symbol (namespace table))))
   (docstring @(resolve table)))

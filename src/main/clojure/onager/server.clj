@@ -12,7 +12,7 @@
             [onager.protocols :as protocols]
             [onager.server.options :as server-options]
             [onager.server.tls-options :as tls-options]
-            [onager.websocket.listener :as websocket-listener])
+            [onager.websocket :as websocket])
   (:import [onager.kernel.config HandlerModes ServerConfig]
            [onager.kernel.server OnagerServer]))
 
@@ -38,7 +38,7 @@
                             :handler-mode (or (:handler-mode opts) (if (:async? opts) :event-loop :virtual))
                             :route-modes (route-modes handler opts)
                             :body-writer protocols/write-body
-                            :websocket-listener websocket-listener/adapt)))
+                            :websocket-listener websocket/kernel-listener)))
 
 (defn start
   "Starts a server for the Ring `handler` and returns it once it listens. The

@@ -30,12 +30,25 @@
   is on the class path, the socket also satisfies Ring's Socket and
   AsyncSocket protocols, so `ring.websocket/send` and the rest work on it.
 
-  The server's :ws-* options bound frames, messages, idle and slow clients."
+  The server's :ws-* options bound frames, messages, idle and slow clients.
+
+  `connect` opens a WebSocket as a client, with the same listeners and the
+  same socket functions:
+
+    (def socket (ws/connect \"wss://example.com/feed\"
+                            {:on-message (fn [socket message] (println message))}))
+    (ws/send socket \"hello\")
+    (ws/close socket)"
   (:refer-clojure :exclude [send])
-  (:require [clojure.string :as str])
-  (:import [java.io FileNotFoundException]
+  (:require [clojure.string :as str]
+            [onager.options :as option-specs])
+  (:import [io.vertx.core Context]
+           [java.io FileNotFoundException]
            [java.nio ByteBuffer]
-           [onager.kernel.websocket WebSocket WebSocket$Callback]))
+           [java.util.concurrent CompletableFuture ExecutionException]
+           [onager.kernel.client OnagerClient WebSocketConnect]
+           [onager.kernel.response InvalidResponseException]
+           [onager.kernel.websocket WebSocket WebSocket$Callback WebSocketListener]))
 
 (set! *warn-on-reflection* true)
 
@@ -104,6 +117,96 @@
   "True while `socket` may send: no close frame has gone either way."
   [socket]
   (.isOpen ^WebSocket socket))
+
+(defn subprotocol
+  "The subprotocol the handshake of `socket` agreed on: the one the handler
+  gave as :ring.websocket/protocol, or on a client's socket the one the
+  server chose; nil for none."
+  [socket]
+  (.protocol ^WebSocket socket))
+
+(defn- from-map ^WebSocketListener [m]
+  (let [{:keys [on-open on-message on-ping on-pong on-error on-close]} m]
+    (reify WebSocketListener
+      (onOpen [_ socket] (when on-open (on-open socket)))
+      (onMessage [_ socket message] (when on-message (on-message socket message)))
+      (answersPings [_] (some? on-ping))
+      (onPing [_ socket data] (on-ping socket data))
+      (onPong [_ socket data] (when on-pong (on-pong socket data)))
+      (onError [_ socket error] (when on-error (on-error socket error)))
+      (onClose [_ socket code reason] (when on-close (on-close socket code reason))))))
+
+(defn- ring-protocol
+  "The var `sym` of ring.websocket.protocols, when that namespace is loaded."
+  [sym]
+  (some-> (find-ns 'ring.websocket.protocols) (ns-resolve sym) deref))
+
+(defn- from-protocols ^WebSocketListener [listener]
+  (let [on-open (ring-protocol 'on-open)
+        on-message (ring-protocol 'on-message)
+        on-ping (ring-protocol 'on-ping)
+        on-pong (ring-protocol 'on-pong)
+        on-error (ring-protocol 'on-error)
+        on-close (ring-protocol 'on-close)
+        pings? (boolean (some-> (ring-protocol 'PingListener) (satisfies? listener)))]
+    (reify WebSocketListener
+      (onOpen [_ socket] (on-open listener socket))
+      (onMessage [_ socket message] (on-message listener socket message))
+      (answersPings [_] pings?)
+      (onPing [_ socket data] (on-ping listener socket data))
+      (onPong [_ socket data] (on-pong listener socket data))
+      (onError [_ socket error] (on-error listener socket error))
+      (onClose [_ socket code reason] (on-close listener socket code reason)))))
+
+(defn kernel-listener
+  "The kernel's WebSocketListener for `listener`: a map of :on-open,
+  :on-message, :on-ping, :on-pong, :on-error and :on-close functions, or an
+  object of Ring's ring.websocket.protocols Listener. Throws an
+  InvalidResponseException for anything else (from a handler's response, the
+  client then gets 500 and the log says why). The server and `connect` call
+  it; handlers need not."
+  ^WebSocketListener [listener]
+  (cond
+    (map? listener) (from-map listener)
+    (some-> (ring-protocol 'Listener) (satisfies? listener)) (from-protocols listener)
+    :else (throw (InvalidResponseException.
+                  (str ":ring.websocket/listener must be a map of :on-open, :on-message, :on-ping, :on-pong, "
+                       ":on-error and :on-close functions, or a ring.websocket.protocols/Listener, not "
+                       (if (nil? listener) "nil" (str "a " (.getName (class listener)))))))))
+
+(defn connect
+  "Opens a WebSocket to `url` (ws:// or wss://) as a client, for `listener`
+  (a map of callbacks or a Ring Listener, as a handler's), and returns the
+  socket once the handshake is done; the socket functions of this namespace
+  work on it, and the listener's calls come as on the server: one at a time,
+  in order, on-close once and last. With :async? true it returns a
+  CompletableFuture of the socket instead. Waiting is refused on a Vert.x
+  event loop: give :async? true there.
+
+  Connecting and the handshake fail with an ex-info whose :onager/error is
+  :invalid-request (with :key and :value: thrown at once), :connect-failed,
+  :connect-timeout, :unknown-host, :tls, :timeout (:timeout :handshake),
+  :connection-closed, :invalid-response, or :handshake (a server that did not
+  switch: its :status and :headers are in the data). The options:"
+  ([url listener] (connect url listener {}))
+  ([url listener opts]
+   (let [opts (option-specs/validate @(requiring-resolve 'onager.websocket.connect-options/table) opts)
+         adapted (try (kernel-listener listener)
+                      (catch InvalidResponseException e
+                        (throw (ex-info (str "invalid request: " (.getMessage e))
+                                        {:onager/error :invalid-request :key :listener :value listener}))))
+         waits? (not (:async? opts))]
+     (when (and waits? (Context/isOnEventLoopThread))
+       (throw (IllegalStateException.
+               "a connect that waits for its socket cannot run on a Vert.x event loop: give :async? true")))
+     (let [^OnagerClient client (or (:client opts) ((requiring-resolve 'onager.client/default-client)))
+           ^CompletableFuture opened (WebSocketConnect/open client url (dissoc opts :client) adapted)]
+       (if waits?
+         (try (.get opened)
+              (catch ExecutionException e (throw (.getCause e))))
+         opened)))))
+
+(alter-meta! #'connect update :doc str "\n\n" (option-specs/docstring-of onager.websocket.connect-options/table))
 
 ;; Ring's protocols, when ring-core 1.11+ is on the class path: never a dependency.
 (when (try (require 'ring.websocket.protocols) true (catch FileNotFoundException _ false))

@@ -64,6 +64,8 @@ final class ClientFailure {
   static final Keyword TOO_LARGE = Keyword.intern("too-large");
   static final Keyword TOO_MANY_REDIRECTS = Keyword.intern("too-many-redirects");
   static final Keyword BODY = Keyword.intern("body");
+  static final Keyword HANDSHAKE = Keyword.intern("handshake");
+  static final Keyword HEADERS = Keyword.intern("headers");
 
   /** A request key whose value cannot be sent: its name, the value and what it takes. */
   static ExceptionInfo invalid(IPersistentMap request, String key, Object value, String allowed) {
@@ -82,6 +84,21 @@ final class ClientFailure {
         : "the exchange took longer than " + ms + " ms (:request-timeout-ms)";
     return new ExceptionInfo(what + " (" + url + ")",
         map(ERROR, TIMED_OUT, TIMEOUT, which, REQUEST, request, URL, url), null);
+  }
+
+  /**
+   * A WebSocket handshake the server refused ({@code status} not 101, with its
+   * {@code headers}) or answered wrongly (status 101), saying {@code what}.
+   */
+  static ExceptionInfo handshake(String what, int status, IPersistentMap headers, IPersistentMap request, String url) {
+    return new ExceptionInfo(what + " (" + url + ")",
+        map(ERROR, HANDSHAKE, STATUS, status, HEADERS, headers, REQUEST, request, URL, url), null);
+  }
+
+  /** A WebSocket handshake not answered within {@code ms}. */
+  static ExceptionInfo handshakeTimeout(long ms, IPersistentMap request, String url) {
+    return new ExceptionInfo("no answer to the WebSocket handshake within " + ms + " ms (:handshake-timeout-ms) ("
+        + url + ")", map(ERROR, TIMED_OUT, TIMEOUT, HANDSHAKE, REQUEST, request, URL, url), null);
   }
 
   /** A status {@code :throw-exceptions?} refuses, with the whole response. */

@@ -92,7 +92,7 @@ final class ClientRequest {
       t = t.withQuery(encode("query-params", q));
     }
     target = t;
-    headers = headers(map);
+    headers = HeaderFields.of(map, map.valAt(HEADERS));
     contentHeaders(map);
     auth(map, t);
     if (config.userAgent != null && !headers.contains(HttpHeaders.USER_AGENT)) {
@@ -182,37 +182,6 @@ final class ClientRequest {
     }
   }
 
-  private MultiMap headers(IPersistentMap m) {
-    MultiMap out = MultiMap.caseInsensitiveMultiMap();
-    Object h = m.valAt(HEADERS);
-    if (h == null) return out;
-    if (!(h instanceof Map<?, ?> given)) throw invalid("headers", h, "a map of header names to values");
-    for (Map.Entry<?, ?> e : given.entrySet()) {
-      Object k = e.getKey();
-      String name = k instanceof Named n ? n.getName() : k instanceof String s ? s : null;
-      if (name == null || !Tokens.isToken(name)) throw invalid("headers", h, "a map whose keys are header names");
-      Object v = e.getValue();
-      if (v instanceof Iterable<?> values && !(v instanceof CharSequence)) {
-        for (Object item : values) out.add(name, headerValue(h, item));
-      } else if (v != null) {
-        out.add(name, headerValue(h, v));
-      }
-    }
-    return out;
-  }
-
-  // RFC 9110 §5.5: a field value holds no CR, LF or NUL, which would end the field or the head.
-  private String headerValue(Object headers, Object v) {
-    String s = v instanceof Named n ? n.getName() : String.valueOf(v);
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '\r' || c == '\n' || c == 0) {
-        throw invalid("headers", headers, "a map of header values without CR, LF or NUL");
-      }
-    }
-    return s;
-  }
-
   private void contentHeaders(IPersistentMap m) {
     Object ct = m.valAt(CONTENT_TYPE);
     if (ct != null) headers.set(HttpHeaders.CONTENT_TYPE, mediaType("content-type", ct));
@@ -223,7 +192,7 @@ final class ClientRequest {
   // clj-http's shorthand: :json is application/json.
   private String mediaType(String key, Object v) {
     if (v instanceof Keyword k) return "application/" + k.getName();
-    if (v instanceof String s) return headerValue(v, s);
+    if (v instanceof String s) return HeaderFields.value(map, key, v, s);
     throw invalid(key, v, "a media type string, or a keyword such as :json");
   }
 
@@ -245,7 +214,7 @@ final class ClientRequest {
           "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
     } else if (token != null) {
       if (!(token instanceof String s)) throw invalid("oauth-token", token, "a string");
-      headers.set(HttpHeaders.AUTHORIZATION, "Bearer " + headerValue(token, s));
+      headers.set(HttpHeaders.AUTHORIZATION, "Bearer " + HeaderFields.value(map, "oauth-token", token, s));
     }
   }
 

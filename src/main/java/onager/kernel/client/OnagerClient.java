@@ -9,6 +9,8 @@ import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -16,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import onager.kernel.tls.ClientTls;
+import onager.kernel.websocket.OpenSockets;
 
 /**
  * An HTTP client: Vert.x's, with a connection pool per origin, and the request
@@ -31,6 +34,10 @@ public final class OnagerClient implements Closeable {
   final HttpClientAgent agent;
   final ClientConfig config;
   private final boolean ownsVertx;
+  /** The client's WebSockets whose listener has had on-open and not yet on-close. */
+  final OpenSockets openWebSockets = new OpenSockets();
+  // The connections WebSockets open, made on the first: TLS, proxy and timeout as the client's.
+  private NetClient webSockets;
 
   private OnagerClient(Vertx vertx, boolean ownsVertx, HttpClientAgent agent, ClientConfig config) {
     this.vertx = vertx;
@@ -122,17 +129,42 @@ public final class OnagerClient implements Closeable {
     throw (T) t;
   }
 
+  /** Where the client's WebSockets connect from: one NetClient, made on first use. */
+  synchronized NetClient webSocketTransport() {
+    if (webSockets == null) {
+      NetClientOptions options = new NetClientOptions().setTcpNoDelay(true);
+      if (config.defaults.connectTimeoutMs > 0) {
+        options.setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.defaults.connectTimeoutMs));
+      }
+      if (config.proxy != null) options.setProxyOptions(config.proxy).setNonProxyHosts(config.nonProxyHosts);
+      ClientTls.configure(options, config.identity, config.trust, config.insecure);
+      webSockets = vertx.createNetClient(options);
+    }
+    return webSockets;
+  }
+
   /** The Vert.x instance the client runs on. */
   public Vertx vertx() {
     return vertx;
   }
 
-  /** Closes the pooled connections, and the Vert.x instance when the client made it. */
+  /**
+   * Closes the pooled connections and the WebSockets (their listeners' on-close
+   * then gets 1006), and the Vert.x instance when the client made it.
+   */
   @Override
   public void close() {
     try {
       agent.shutdown(Duration.ZERO).toCompletionStage().toCompletableFuture()
           .get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      NetClient ws;
+      synchronized (this) {
+        ws = webSockets;
+      }
+      if (ws != null) {
+        ws.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        openWebSockets.awaitNone(CLOSE_TIMEOUT_MS);
+      }
       if (ownsVertx) vertx.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("the client did not close within " + CLOSE_TIMEOUT_MS + " ms", e);

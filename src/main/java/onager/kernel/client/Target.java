@@ -83,6 +83,26 @@ final class Target {
     return new Target(ssl, host, port, rest, userInfo);
   }
 
+  /**
+   * The target of a WebSocket's {@code url}, ws or wss (RFC 6455 §3), as the
+   * http or https URL its handshake goes to.
+   */
+  static Target parseWebSocket(String url) {
+    int colon = url.indexOf("://");
+    String scheme = colon < 0 ? "" : url.substring(0, colon).toLowerCase(Locale.ROOT);
+    return switch (scheme) {
+      case "ws" -> parse("http" + url.substring(colon));
+      case "wss" -> parse("https" + url.substring(colon));
+      default -> throw new IllegalArgumentException("it is not an absolute ws or wss URL");
+    };
+  }
+
+  /** host, or host:port when the port is not the scheme's default: the Host header's value. */
+  String authority() {
+    String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+    return port == (ssl ? 443 : 80) ? h : h + ":" + port;
+  }
+
   /** This target with {@code query} (encoded) added to its query. */
   Target withQuery(String query) {
     if (query.isEmpty()) return this;
@@ -119,9 +139,7 @@ final class Target {
 
   /** scheme://host[:port], the port left out when it is the scheme's default. */
   String origin() {
-    String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-    boolean defaultPort = port == (ssl ? 443 : 80);
-    return (ssl ? "https://" : "http://") + h + (defaultPort ? "" : ":" + port);
+    return (ssl ? "https://" : "http://") + authority();
   }
 
   /** The URL, without the user information. */

@@ -49,6 +49,7 @@ import onager.kernel.response.ResponseMaps;
 import onager.kernel.response.ResponseStream;
 import onager.kernel.response.Responses;
 import onager.kernel.ring.RingRequest;
+import onager.kernel.websocket.Side;
 import onager.kernel.websocket.WebSocketHandshake;
 import onager.kernel.websocket.WebSocketListener;
 import onager.kernel.websocket.WebSocketSwitch;
@@ -656,7 +657,8 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     h.set(HttpHeaderNames.SEC_WEBSOCKET_ACCEPT, WebSocketHandshake.accept(request));
     if (protocol != null) h.set(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL, protocol);
     if (deflate != null) h.set(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS, WebSocketHandshake.extensionsField(deflate));
-    webSocket = new WebSocketSwitch(adapted, server.runner(server.modeOf(this), loop, starts), deflate, server.openSockets);
+    webSocket = new WebSocketSwitch(adapted, server.runner(server.modeOf(this), loop, starts),
+        (String) protocol, deflate, server.openSockets, Side.SERVER);
     publish(switching, null);
   }
 

@@ -1,7 +1,9 @@
 package onager.kernel.tls;
 
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.net.ClientOptionsBase;
 import io.vertx.core.net.KeyCertOptions;
+import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.TrustOptions;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
@@ -26,11 +28,23 @@ public final class ClientTls {
    */
   public static void configure(HttpClientOptions options, TlsConfig.Identity identity, TlsConfig.Trust trust,
                                boolean insecure) {
+    options.setVerifyHost(!insecure);
+    configureBase(options, identity, trust, insecure);
+  }
+
+  /** The same for the raw connections that WebSockets open. */
+  public static void configure(NetClientOptions options, TlsConfig.Identity identity, TlsConfig.Trust trust,
+                               boolean insecure) {
+    options.setHostnameVerificationAlgorithm(insecure ? "" : "HTTPS");
+    configureBase(options, identity, trust, insecure);
+  }
+
+  private static void configureBase(ClientOptionsBase options, TlsConfig.Identity identity, TlsConfig.Trust trust,
+                                    boolean insecure) {
     if (insecure) {
-      options.setTrustAll(true).setVerifyHost(false);
-    } else {
-      options.setVerifyHost(true);
-      if (trust != null) options.setTrustOptions(TrustOptions.wrap(KeyMaterial.trust(trust)));
+      options.setTrustAll(true);
+    } else if (trust != null) {
+      options.setTrustOptions(TrustOptions.wrap(KeyMaterial.trust(trust)));
     }
     if (identity != null) options.setKeyCertOptions(KeyCertOptions.wrap(keyManagers(identity)));
   }

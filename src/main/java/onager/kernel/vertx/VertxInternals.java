@@ -11,6 +11,8 @@ import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.impl.headers.Http1xHeaders;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.internal.net.NetSocketInternal;
+import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.impl.ConnectionBase;
 import io.vertx.core.net.impl.ShutdownEvent;
 
@@ -31,6 +33,11 @@ public final class VertxInternals {
   /** The channel under a connection Vert.x accepted, whose pipeline it has just built. */
   public static Channel channel(HttpConnection connection) {
     return ((ConnectionBase) connection).channel();
+  }
+
+  /** The channel under a socket a Vert.x NetClient connected, its TLS and proxy handshakes done. */
+  public static Channel channel(NetSocket socket) {
+    return ((NetSocketInternal) socket).channelHandlerContext().channel();
   }
 
   /**

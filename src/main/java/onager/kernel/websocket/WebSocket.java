@@ -40,21 +40,24 @@ public final class WebSocket {
   // The connection's promise for writes no one waits on (WebSocketConnection says why).
   private final ChannelPromise unwatched;
   private final long writeTimeoutMs;
+  private final String protocol;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition writable = lock.newCondition();
 
-  WebSocket(WebSocketConnection connection, Channel channel, ChannelPromise unwatched, long writeTimeoutMs) {
+  WebSocket(WebSocketConnection connection, Channel channel, ChannelPromise unwatched, long writeTimeoutMs,
+            String protocol) {
     this.connection = connection;
     this.channel = channel;
     this.unwatched = unwatched;
     this.writeTimeoutMs = writeTimeoutMs;
+    this.protocol = protocol;
   }
 
   /**
    * Sends {@code message}: a CharSequence as text, a ByteBuffer or byte[] as
    * binary. Off the event loop it waits while more than the high-water mark of
    * bytes wait to be sent. Throws {@link Closed} (an IOException) when the
-   * socket is closed, or closes within the wait (the client took nothing for
+   * socket is closed, or closes within the wait (the peer took nothing for
    * the write timeout).
    */
   public void send(Object message) throws IOException {
@@ -104,7 +107,7 @@ public final class WebSocket {
   /**
    * Starts the closing handshake with {@code code} (1000, a code of RFC 6455
    * §7.4.1 an endpoint may send, or 3000 to 4999) and {@code reason}; the
-   * connection ends when the client answers, or after a few seconds. Closing a
+   * connection ends when the peer answers, or after a few seconds. Closing a
    * closed socket does nothing.
    */
   public void close(int code, String reason) {
@@ -124,7 +127,12 @@ public final class WebSocket {
     return connection.sending();
   }
 
-  /** The client's address. */
+  /** The subprotocol the handshake agreed on (RFC 6455 §1.9), or null for none. */
+  public String protocol() {
+    return protocol;
+  }
+
+  /** The address of the other end: the client's on the server, the server's on a client. */
   public SocketAddress remoteAddress() {
     return channel.remoteAddress();
   }
@@ -153,11 +161,11 @@ public final class WebSocket {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IOException("interrupted while the client took the messages sent before", e);
+      throw new IOException("interrupted while the peer took the messages sent before", e);
     } finally {
       lock.unlock();
     }
-    if (!channel.isActive()) throw new Closed("the WebSocket closed before the client took the message");
+    if (!channel.isActive()) throw new Closed("the WebSocket closed before the peer took the message");
   }
 
   private WebSocketFrame frame(Object message) {
@@ -190,7 +198,7 @@ public final class WebSocket {
 
   /**
    * A send on a socket that is closed, or closed while the send waited: the
-   * client's doing or the server's, never a failure of the listener's.
+   * peer's doing or this side's, never a failure of the listener's.
    */
   public static final class Closed extends IOException {
     Closed(String message) {

@@ -29,11 +29,13 @@ import onager.kernel.log.Logs;
 import onager.kernel.vertx.VertxInternals;
 
 /**
- * One WebSocket connection, after the frame codec: assembles messages from
- * their fragments within the size limit, answers the control frames, runs the
- * closing handshake, keeps the idle, ping and write clocks, and hands what the
- * client sent to the listener through the {@link Inbox}, whose backlog pauses
- * reading. The channel methods run on the event loop.
+ * One WebSocket connection, after the frame codec, on either {@link Side}:
+ * assembles messages from their fragments within the size limit, answers the
+ * control frames, runs the closing handshake, keeps the idle, ping and write
+ * clocks, and hands what the peer sent to the listener through the {@link
+ * Inbox}, whose backlog pauses reading. The channel methods run on the event
+ * loop. The comments say "client" for the peer as the server sees it; on the
+ * client's side the roles swap, except who closes the TCP connection first.
  */
 final class WebSocketConnection extends ChannelDuplexHandler {
   static final String NAME = "onager-websocket";
@@ -45,7 +47,8 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   static final int TOO_BIG = 1009;
   static final int INTERNAL_ERROR = 1011;
 
-  // How long the server waits for the client's close frame after sending its own (§7.1.1).
+  // How long the server waits for the client's close frame after sending its own (§7.1.1), and
+  // the client for the server to close the connection once the close frames have crossed.
   private static final long CLOSE_WAIT_MS = 5_000;
   // Messages and control frames the listener may have waiting before the connection stops reading.
   private static final int MAX_QUEUED = 64;
@@ -55,6 +58,8 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   private final WebSocketListener listener;
   private final WebSocketLimits limits;
   private final OpenSockets sockets;
+  private final Side side;
+  private final String protocol;
   private final Inbox inbox;
   private final Runnable taken = this::taken;
   private ChannelHandlerContext ctx;
@@ -94,8 +99,14 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   WebSocketConnection(WebSocketSwitch ws, WebSocketLimits limits) {
     this.listener = ws.listener();
     this.sockets = ws.sockets();
+    this.side = ws.side();
+    this.protocol = ws.protocol();
     this.limits = limits;
     this.inbox = new Inbox(ws.runner());
+  }
+
+  WebSocket socket() {
+    return socket;
   }
 
   /** True while messages may be sent: no close frame went either way, the connection is up. */
@@ -107,7 +118,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     unwatched = new VoidChannelPromise(ctx.channel(), true);
-    socket = new WebSocket(this, ctx.channel(), unwatched, limits.writeTimeoutMs());
+    socket = new WebSocket(this, ctx.channel(), unwatched, limits.writeTimeoutMs(), protocol);
   }
 
   /** The pipeline is whole: the listener hears of the socket, and its frames are read. */
@@ -163,7 +174,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     int size = content.readableBytes() + (parts == null ? 0 : parts.readableBytes());
     if (size > limits.maxMessageSize()) {
       frame.release();
-      fail(TOO_BIG, "message over :ws-max-message-size", null);
+      fail(TOO_BIG, "message over " + side.option("max-message-size"), null);
       return;
     }
     if (parts == null && frame.isFinalFragment()) {
@@ -252,7 +263,8 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     int status = close.statusCode();
     if (closeSent) {
       close.release();
-      ctx.close();
+      // The close frames have crossed: the server closes the connection, the client waits for it.
+      if (side == Side.SERVER) ctx.close();
       return;
     }
     // The client closes: on-close gets its code and reason. (When the server closed first, its own.)
@@ -260,15 +272,21 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     String text = close.reasonText();
     reason = text == null ? "" : text;
     closeSent = true;
-    // §5.5.1: the answer echoes the code; then the server closes the connection first (§7.1.1).
+    // §5.5.1: the answer echoes the code; then the server closes the connection first (§7.1.1),
+    // and the client closes it only when the server has not within the close wait.
     CloseWebSocketFrame answer = status < 0 ? new CloseWebSocketFrame() : new CloseWebSocketFrame(status, "");
     close.release();
-    ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+    if (side == Side.SERVER) {
+      ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+    } else {
+      ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+      closeTimer = ctx.executor().schedule(() -> ctx.close(), CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+    }
   }
 
   // ---- the closing handshake and failures ----
 
-  /** Sends the server's close frame, from any thread; the connection ends when the client answers. */
+  /** Sends this side's close frame, from any thread; the connection ends when the peer answers. */
   void close(int status, String why) {
     if (ctx.executor().inEventLoop()) {
       closeNow(status, why);
@@ -300,8 +318,8 @@ final class WebSocketConnection extends ChannelDuplexHandler {
       parts.release();
       parts = null;
     }
-    if (Logs.CLIENT.isDebugEnabled()) {
-      Logs.CLIENT.debug("WebSocket from {} closed with {}: {}", ctx.channel().remoteAddress(), status, why);
+    if (side.log.isDebugEnabled()) {
+      side.log.debug("{} {} closed with {}: {}", side.socketOf(), ctx.channel().remoteAddress(), status, why);
     }
     Throwable error = cause != null ? cause
         : new CorruptedWebSocketFrameException(WebSocketCloseStatus.valueOf(status), why);
@@ -320,19 +338,19 @@ final class WebSocketConnection extends ChannelDuplexHandler {
       closeSent = true;
       code = bad.closeStatus().code();
       reason = bad.closeStatus().reasonText();
-      if (Logs.CLIENT.isDebugEnabled()) {
-        Logs.CLIENT.debug("WebSocket from {} closed with {}: {}", ctx.channel().remoteAddress(), code,
+      if (side.log.isDebugEnabled()) {
+        side.log.debug("{} {} closed with {}: {}", side.socketOf(), ctx.channel().remoteAddress(), code,
             cause.getMessage());
       }
       post(() -> listener.onError(socket, cause));
     } else if (cause instanceof DecoderException) {
       // permessage-deflate could not inflate a message within the size limit.
-      fail(TOO_BIG, "message over :ws-max-message-size once inflated", cause);
+      fail(TOO_BIG, "message over " + side.option("max-message-size") + " once inflated", cause);
     } else if (cause instanceof IOException || cause.getCause() instanceof SSLException) {
       post(() -> listener.onError(socket, cause));
       ctx.close();
     } else {
-      Logs.SERVER.error("WebSocket from {} failed", ctx.channel().remoteAddress(), cause);
+      side.errors.error("{} {} failed", side.socketOf(), ctx.channel().remoteAddress(), cause);
       post(() -> listener.onError(socket, cause));
       ctx.close();
     }
@@ -387,9 +405,9 @@ final class WebSocketConnection extends ChannelDuplexHandler {
       writeTimer = ctx.executor().schedule(() -> {
         writeTimer = null;
         if (ctx.channel().isWritable()) return;
-        Logs.CLIENT.debug("WebSocket from {} took nothing for :ws-write-timeout-ms; closed",
-            ctx.channel().remoteAddress());
-        post(() -> listener.onError(socket, new IOException("the client took no bytes for :ws-write-timeout-ms")));
+        String option = side.option("write-timeout-ms");
+        side.log.debug("{} {} took nothing for {}; closed", side.socketOf(), ctx.channel().remoteAddress(), option);
+        post(() -> listener.onError(socket, new IOException("the peer took no bytes for " + option)));
         ctx.close();
       }, limits.writeTimeoutMs(), TimeUnit.MILLISECONDS);
     }
@@ -421,7 +439,8 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     }
     long quietMs = TimeUnit.NANOSECONDS.toMillis(now - lastRead);
     if (limits.idleTimeoutMs() > 0 && quietMs >= limits.idleTimeoutMs()) {
-      Logs.CLIENT.debug("WebSocket from {} idle for :ws-idle-timeout-ms; closed", ctx.channel().remoteAddress());
+      side.log.debug("{} {} idle for {}; closed", side.socketOf(), ctx.channel().remoteAddress(),
+          side.option("idle-timeout-ms"));
       if (closeSent) {
         ctx.close();
       } else {
@@ -457,19 +476,19 @@ final class WebSocketConnection extends ChannelDuplexHandler {
       call.run();
     } catch (Throwable t) {
       if (t instanceof WebSocket.Closed closed) {
-        Logs.CLIENT.debug("WebSocket listener for {}: {}", ctx.channel().remoteAddress(), closed.getMessage());
+        side.log.debug("{} {}: {}", side.socketOf(), ctx.channel().remoteAddress(), closed.getMessage());
         try {
           listener.onError(socket, closed);
         } catch (Throwable again) {
-          Logs.HANDLER.error("WebSocket listener's on-error failed", again);
+          side.listeners.error("WebSocket listener's on-error failed", again);
         }
         return;
       }
-      Logs.HANDLER.error("WebSocket listener for {} failed; closing with 1011", ctx.channel().remoteAddress(), t);
+      side.listeners.error("WebSocket listener for {} failed; closing with 1011", ctx.channel().remoteAddress(), t);
       try {
         listener.onError(socket, t);
       } catch (Throwable again) {
-        Logs.HANDLER.error("WebSocket listener's on-error failed too", again);
+        side.listeners.error("WebSocket listener's on-error failed too", again);
       }
       close(INTERNAL_ERROR, "internal error");
     }

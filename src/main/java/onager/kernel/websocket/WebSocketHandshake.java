@@ -16,6 +16,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The server's side of the opening handshake (RFC 6455 §4.2): whether a
@@ -78,13 +79,25 @@ public final class WebSocketHandshake {
 
   /** Sec-WebSocket-Accept for the request's key (§4.2.2, item 5.4). */
   public static String accept(HttpRequest request) {
+    return acceptOf(request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_KEY));
+  }
+
+  /** The Sec-WebSocket-Accept that answers Sec-WebSocket-Key {@code key}: on the server, and to check on the client. */
+  public static String acceptOf(String key) {
     try {
       MessageDigest sha1 = MessageDigest.getInstance("SHA-1");
-      sha1.update(request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_KEY).trim().getBytes(StandardCharsets.US_ASCII));
+      sha1.update(key.trim().getBytes(StandardCharsets.US_ASCII));
       return Base64.getEncoder().encodeToString(sha1.digest(GUID));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-1", e);
     }
+  }
+
+  /** A new Sec-WebSocket-Key: 16 random bytes in base64, a nonce for each handshake (§4.1). */
+  public static String newKey() {
+    byte[] nonce = new byte[16];
+    ThreadLocalRandom.current().nextBytes(nonce);
+    return Base64.getEncoder().encodeToString(nonce);
   }
 
   /**
@@ -134,7 +147,11 @@ public final class WebSocketHandshake {
 
   /** The Sec-WebSocket-Extensions value that tells the client what {@code extension} agreed. */
   public static String extensionsField(WebSocketServerExtension extension) {
-    WebSocketExtensionData data = extension.newReponseData();
+    return extensionsField(extension.newReponseData());
+  }
+
+  /** {@code data} as a Sec-WebSocket-Extensions value: the client's offer, the server's answer. */
+  public static String extensionsField(WebSocketExtensionData data) {
     StringBuilder b = new StringBuilder(data.name());
     for (Map.Entry<String, String> p : data.parameters().entrySet()) {
       b.append("; ").append(p.getKey());
