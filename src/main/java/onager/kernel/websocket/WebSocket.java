@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
@@ -15,7 +14,10 @@ import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -43,6 +45,10 @@ public final class WebSocket {
   private final String protocol;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition writable = lock.newCondition();
+  // Bytes handed to the event loop by other threads and not yet written: they count against the
+  // high-water mark as Netty counts its own hand-overs, so that a sender cannot outrun the loop.
+  private final AtomicLong handedOver = new AtomicLong();
+  private volatile int waiting;
 
   WebSocket(WebSocketConnection connection, Channel channel, ChannelPromise unwatched, long writeTimeoutMs,
             String protocol) {
@@ -62,8 +68,8 @@ public final class WebSocket {
    */
   public void send(Object message) throws IOException {
     if (!connection.sending()) throw closed();
-    channel.writeAndFlush(frame(message), unwatched);
-    if (!channel.isWritable() && !channel.eventLoop().inEventLoop()) awaitWritable();
+    write(frame(message));
+    if (!channel.eventLoop().inEventLoop() && full()) awaitWritable();
   }
 
   /**
@@ -82,8 +88,20 @@ public final class WebSocket {
       callback.failed(e);
       return;
     }
-    ChannelFuture f = channel.writeAndFlush(frame);
-    f.addListener(done -> {
+    if (channel.eventLoop().inEventLoop()) {
+      writeTelling(frame, callback);
+      return;
+    }
+    try {
+      channel.eventLoop().execute(() -> writeTelling(frame, callback));
+    } catch (RejectedExecutionException stopped) {
+      frame.release();
+      callback.failed(closed());
+    }
+  }
+
+  private void writeTelling(WebSocketFrame frame, Callback callback) {
+    channel.writeAndFlush(frame).addListener(done -> {
       if (done.isSuccess()) {
         callback.succeeded();
       } else {
@@ -92,16 +110,47 @@ public final class WebSocket {
     });
   }
 
+  /**
+   * Writes {@code frame} for no one to wait on. From another thread it goes to the
+   * event loop as one task: Netty's own hand-over (a recycled write task) and a
+   * pooled buffer would each give every virtual thread that sends Netty's
+   * thread-local state, its buffer cache among it, made for one message.
+   */
+  private void write(WebSocketFrame frame) throws IOException {
+    if (channel.eventLoop().inEventLoop()) {
+      channel.writeAndFlush(frame, unwatched);
+      return;
+    }
+    long size = frame.content().readableBytes();
+    handedOver.addAndGet(size);
+    try {
+      channel.eventLoop().execute(() -> {
+        channel.writeAndFlush(frame, unwatched);
+        handedOver.addAndGet(-size);
+        if (waiting > 0 && !full()) wakeSenders();
+      });
+    } catch (RejectedExecutionException stopped) {
+      handedOver.addAndGet(-size);
+      frame.release();
+      throw closed();
+    }
+  }
+
+  // More than the high-water mark waits to be sent, in the channel or on its way to it.
+  private boolean full() {
+    return !channel.isWritable() || handedOver.get() > channel.config().getWriteBufferHighWaterMark();
+  }
+
   /** Sends a ping with {@code data} (at most 125 bytes; null for none). */
   public void ping(ByteBuffer data) throws IOException {
     if (!connection.sending()) throw closed();
-    channel.writeAndFlush(new PingWebSocketFrame(control(data)), unwatched);
+    write(new PingWebSocketFrame(control(data)));
   }
 
   /** Sends an unsolicited pong with {@code data} (at most 125 bytes; null for none). */
   public void pong(ByteBuffer data) throws IOException {
     if (!connection.sending()) throw closed();
-    channel.writeAndFlush(new PongWebSocketFrame(control(data)), unwatched);
+    write(new PongWebSocketFrame(control(data)));
   }
 
   /**
@@ -151,7 +200,8 @@ public final class WebSocket {
     lock.lock();
     try {
       long left = TimeUnit.MILLISECONDS.toNanos(writeTimeoutMs);
-      while (!channel.isWritable() && channel.isActive()) {
+      waiting++;
+      while (full() && channel.isActive()) {
         if (writeTimeoutMs == 0) {
           writable.await();
         } else {
@@ -163,22 +213,29 @@ public final class WebSocket {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while the peer took the messages sent before", e);
     } finally {
+      waiting--;
       lock.unlock();
     }
     if (!channel.isActive()) throw new Closed("the WebSocket closed before the peer took the message");
   }
 
+  // On the event loop the frame's bytes go in a pooled buffer of the loop's cache; elsewhere in
+  // a heap copy (see write), which the frame encoder copies into the loop's buffer with its head.
   private WebSocketFrame frame(Object message) {
+    boolean onLoop = channel.eventLoop().inEventLoop();
     if (message instanceof CharSequence text) {
-      return new TextWebSocketFrame(ByteBufUtil.writeUtf8(channel.alloc(), text));
+      return new TextWebSocketFrame(onLoop ? ByteBufUtil.writeUtf8(channel.alloc(), text)
+          : Unpooled.wrappedBuffer(text.toString().getBytes(StandardCharsets.UTF_8)));
     }
     if (message instanceof ByteBuffer data) {
+      if (!onLoop) return new BinaryWebSocketFrame(Unpooled.copiedBuffer(data.duplicate()));
       ByteBuf copy = channel.alloc().buffer(data.remaining());
       copy.writeBytes(data.duplicate());
       return new BinaryWebSocketFrame(copy);
     }
     if (message instanceof byte[] data) {
-      return new BinaryWebSocketFrame(channel.alloc().buffer(data.length).writeBytes(data));
+      return new BinaryWebSocketFrame(onLoop ? channel.alloc().buffer(data.length).writeBytes(data)
+          : Unpooled.copiedBuffer(data));
     }
     throw new IllegalArgumentException("a WebSocket message is a String (text) or a ByteBuffer or byte[] (binary), not "
         + (message == null ? "nil" : "a " + message.getClass().getName()));
