@@ -99,8 +99,8 @@
         (ws/connect (ws-url s "/") (recorder calls) {:client c})
         (is (= [:open] (next-call calls)))
         (onager.client/close c)
-        (is (= [:close 1006 ""] (.poll calls 0 TimeUnit/SECONDS))
-            "close returns once on-close has run: 1006, no close frame")))))
+        (is (= [:close 1001 "client closing"] (.poll calls 0 TimeUnit/SECONDS))
+            "close returns once on-close has run, the socket closed with 1001")))))
 
 (deftest over-tls
   (let [files (tls/self-signed)

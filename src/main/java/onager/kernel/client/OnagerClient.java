@@ -29,6 +29,8 @@ import onager.kernel.websocket.OpenSockets;
 public final class OnagerClient implements Closeable {
   // How long close waits for the connections to close.
   private static final long CLOSE_TIMEOUT_MS = 10_000;
+  // How long close waits for the servers to answer its WebSockets' close frames.
+  private static final long WEBSOCKET_CLOSE_MS = 5_000;
 
   final Vertx vertx;
   final HttpClientAgent agent;
@@ -149,8 +151,9 @@ public final class OnagerClient implements Closeable {
   }
 
   /**
-   * Closes the pooled connections and the WebSockets (their listeners' on-close
-   * then gets 1006), and the Vert.x instance when the client made it.
+   * Closes the pooled connections and the WebSockets (with 1001, each
+   * listener's on-close run before this returns), and the Vert.x instance when
+   * the client made it.
    */
   @Override
   public void close() {
@@ -162,7 +165,9 @@ public final class OnagerClient implements Closeable {
         ws = webSockets;
       }
       if (ws != null) {
-        ws.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        // Each socket closes with 1001 after the messages already in, within the close wait.
+        ws.shutdown(Duration.ofMillis(WEBSOCKET_CLOSE_MS)).toCompletionStage().toCompletableFuture()
+            .get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         openWebSockets.awaitNone(CLOSE_TIMEOUT_MS);
       }
       if (ownsVertx) vertx.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);

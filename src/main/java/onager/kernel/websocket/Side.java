@@ -10,8 +10,8 @@ import onager.kernel.log.Logs;
  * for it. The logs and the option names in close reasons differ too.
  */
 public enum Side {
-  SERVER(Logs.CLIENT, Logs.SERVER, Logs.HANDLER, "from", ":ws-"),
-  CLIENT(Logs.HTTP_CLIENT, Logs.HTTP_CLIENT, Logs.HTTP_CLIENT, "to", ":");
+  SERVER(Logs.CLIENT, Logs.SERVER, Logs.HANDLER, "from", ":ws-", "server stopping"),
+  CLIENT(Logs.HTTP_CLIENT, Logs.HTTP_CLIENT, Logs.HTTP_CLIENT, "to", ":", "client closing");
 
   /** Where the peer's protocol errors and cut-offs are logged (at debug: the peer's doing). */
   final Logger log;
@@ -22,13 +22,20 @@ public enum Side {
   // "WebSocket from 1.2.3.4:5" on the server, "WebSocket to …" on the client.
   private final String preposition;
   private final String optionPrefix;
+  private final String stopping;
 
-  Side(Logger log, Logger errors, Logger listeners, String preposition, String optionPrefix) {
+  Side(Logger log, Logger errors, Logger listeners, String preposition, String optionPrefix, String stopping) {
     this.log = log;
     this.errors = errors;
     this.listeners = listeners;
     this.preposition = preposition;
     this.optionPrefix = optionPrefix;
+    this.stopping = stopping;
+  }
+
+  /** The reason of the 1001 this side closes its sockets with when it stops. */
+  String stopping() {
+    return stopping;
   }
 
   boolean masks() {

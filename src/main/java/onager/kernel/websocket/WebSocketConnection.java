@@ -382,10 +382,11 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
     if (VertxInternals.isShutdown(event)) {
-      // The server stops: the messages already in go to the listener, then the socket closes (1001).
+      // The server stops, or the client closes: the messages already in go to the listener, then
+      // the socket closes (1001).
       stopping = true;
       updateReading();
-      post(() -> close(GOING_AWAY, "server stopping"));
+      post(() -> close(GOING_AWAY, side.stopping()));
       return;
     }
     ReferenceCountUtil.release(event);
