@@ -163,11 +163,13 @@ $(BENCH_CLASSES): $(CP_FILE) $(BENCH_JAVA)
 	@javac -Xlint:all,-classfile,-processing -Werror -d target/bench-classes -cp "$$(cat $(CP_FILE))" $(BENCH_JAVA)
 	@touch $@
 
-# Throughput, latency, CPU and allocation per request: about 40 minutes in full; then,
-# unless SCENARIO or SERVER picks a part, the micro-benchmarks (bench-micro).
+# Throughput, latency, CPU and allocation per request: about 80 minutes in full; then,
+# unless SCENARIO or SERVER picks a part, the HTTP client's (bench-client) and the
+# micro-benchmarks (bench-micro).
 bench: $(BENCH_CLASSES)
 	@scripts/install-tools bench
 	$(BENCH_RUN) bench $(BENCH_ARGS)
+	$(if $(SCENARIO)$(SERVER),,@$(MAKE) --no-print-directory bench-client)
 	$(if $(SCENARIO)$(SERVER),,@$(MAKE) --no-print-directory bench-micro)
 
 # Smallest heap, throughput at 16 vs 512 MiB, RSS under load, start-up (from source, and of the

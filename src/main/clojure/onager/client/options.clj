@@ -114,8 +114,9 @@
     :default true
     :valid? boolean?
     :allowed "true or false"
-    :doc (str "True: ask for gzip and deflate (Accept-Encoding) and decompress the response; :max-body limits "
-              "what it decompresses to.")}
+    :doc (str "True: ask for gzip and deflate (Accept-Encoding), and br too when the application has "
+              "com.aayushatharva.brotli4j (Maven Central), and decompress the response; :max-body limits what "
+              "it decompresses to.")}
    {:key :http2?
     :default true
     :valid? boolean?

@@ -6,7 +6,9 @@
             [onager.client :as client]
             [onager.client-support :refer [error-of with-client]]
             [onager.test-support :refer [deflate gzip with-server url]])
-  (:import [java.nio.charset StandardCharsets]))
+  (:import [com.aayushatharva.brotli4j Brotli4jLoader]
+           [com.aayushatharva.brotli4j.encoder Encoder]
+           [java.nio.charset StandardCharsets]))
 
 (set! *warn-on-reflection* true)
 
@@ -19,6 +21,10 @@
     (case (:uri req)
       "/gzip" {:status 200 :headers {"content-encoding" "gzip" "x-accepted" accepts} :body (gzip text)}
       "/deflate" {:status 200 :headers {"content-encoding" "deflate"} :body (deflate text)}
+      "/br" (if (str/includes? accepts "br")
+              {:status 200 :headers {"content-encoding" "br"} :body (do (Brotli4jLoader/ensureAvailability)
+                                                                        (Encoder/compress ^bytes text))}
+              {:status 406 :body (str "br not offered: " accepts)})
       "/bomb" {:status 200 :headers {"content-encoding" "gzip"} :body bomb})))
 
 (deftest compressed-responses
@@ -28,6 +34,10 @@
         (is (re-find #"gzip" (get-in r [:headers "x-accepted"])))
         (is (= (String. ^bytes text StandardCharsets/UTF_8) (:body r))))
       (is (= (String. ^bytes text StandardCharsets/UTF_8) (:body (client/get (url s "/deflate"))))))
+    (testing "Brotli too, when the application has brotli4j (the tests do)"
+      (let [r (client/get (url s "/br") {:throw-exceptions? false})]
+        (is (= 200 (:status r)) (:body r))
+        (is (= (String. ^bytes text StandardCharsets/UTF_8) (:body r)))))
     (testing ":decompress? false leaves the bytes as they came"
       (with-client [c {:decompress? false}]
         (let [r (client/get (url s "/gzip") {:client c :as :bytes})]

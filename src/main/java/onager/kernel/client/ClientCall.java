@@ -61,7 +61,7 @@ final class ClientCall {
     this.request = request;
     this.respond = respond;
     this.raise = raise;
-    this.context = client.vertx.getOrCreateContext();
+    this.context = client.context();
     this.target = request.target;
     this.method = request.method;
     this.body = request.body;

@@ -17,7 +17,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import onager.kernel.tls.ClientTls;
+import onager.kernel.vertx.VertxInternals;
 import onager.kernel.websocket.OpenSockets;
 
 /**
@@ -36,6 +38,10 @@ public final class OnagerClient implements Closeable {
   final HttpClientAgent agent;
   final ClientConfig config;
   private final boolean ownsVertx;
+  // One context per event loop, made once: from a thread of no context, Vert.x would make a new
+  // one (its task queues, its close hooks) for every request.
+  private final Context[] contexts;
+  private final AtomicInteger nextContext = new AtomicInteger();
   /** The client's WebSockets whose listener has had on-open and not yet on-close. */
   final OpenSockets openWebSockets = new OpenSockets();
   // The connections WebSockets open, made on the first: TLS, proxy and timeout as the client's.
@@ -46,6 +52,19 @@ public final class OnagerClient implements Closeable {
     this.ownsVertx = ownsVertx;
     this.agent = agent;
     this.config = config;
+    this.contexts = new Context[Math.max(1, config.eventLoops)];
+    // Each new context goes to the next event loop.
+    for (int i = 0; i < contexts.length; i++) contexts[i] = VertxInternals.newEventLoopContext(vertx);
+  }
+
+  /**
+   * The context a call runs on: the caller's, when it runs on an event loop of
+   * this client's Vert.x; else the client's contexts in turn, one per loop.
+   */
+  Context context() {
+    Context current = Vertx.currentContext();
+    if (current != null && current.isEventLoopContext() && current.owner() == vertx) return current;
+    return contexts[Math.floorMod(nextContext.getAndIncrement(), contexts.length)];
   }
 
   /**

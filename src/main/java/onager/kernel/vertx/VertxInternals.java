@@ -6,10 +6,12 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.vertx.core.Context;
 import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.impl.headers.Http1xHeaders;
 import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
@@ -33,6 +35,14 @@ public final class VertxInternals {
   /** The channel under a connection Vert.x accepted, whose pipeline it has just built. */
   public static Channel channel(HttpConnection connection) {
     return ((ConnectionBase) connection).channel();
+  }
+
+  /**
+   * A new event-loop context of {@code vertx}, on its next event loop, whatever
+   * context the calling thread is on.
+   */
+  public static Context newEventLoopContext(Vertx vertx) {
+    return ((VertxInternal) vertx).createEventLoopContext();
   }
 
   /** The channel under a socket a Vert.x NetClient connected, its TLS and proxy handshakes done. */
