@@ -46,6 +46,7 @@
            [java.io FileNotFoundException]
            [java.nio ByteBuffer]
            [java.util.concurrent CompletableFuture ExecutionException]
+           [java.util.function Consumer]
            [onager.kernel.client OnagerClient WebSocketConnect]
            [onager.kernel.response InvalidResponseException]
            [onager.kernel.websocket WebSocket WebSocket$Callback WebSocketListener]))
@@ -203,7 +204,12 @@
            ^CompletableFuture opened (WebSocketConnect/open client url (dissoc opts :client) adapted)]
        (if waits?
          (try (.get opened)
-              (catch ExecutionException e (throw (.getCause e))))
+              (catch ExecutionException e (throw (.getCause e)))
+              (catch InterruptedException e
+                ;; No one will hold the socket: it closes as soon as it opens.
+                (.thenAccept opened (reify Consumer
+                                      (accept [_ socket] (.close ^WebSocket socket 1001 "connect interrupted"))))
+                (throw e)))
          opened)))))
 
 (alter-meta! #'connect update :doc str "\n\n" (option-specs/docstring-of onager.websocket.connect-options/table))

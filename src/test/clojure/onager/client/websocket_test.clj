@@ -246,3 +246,19 @@
         (is (= [:message "from ring"] (next-call calls)) "the socket satisfies Ring's Socket protocol")
         (ws/close socket)
         (is (= [:close 1000] (next-call calls)))))))
+
+(deftest an-interrupted-connect-closes-its-socket
+  (let [closes (LinkedBlockingQueue.)
+        slow (fn [request]
+               (Thread/sleep 500)
+               {:ring.websocket/listener {:on-close (fn [_ code reason] (.put closes [code reason]))}})
+        thrown (promise)]
+    (ts/with-server [s slow]
+      (let [t (Thread/startVirtualThread
+               (fn [] (try (ws/connect (ws-url s "/") {})
+                           (catch InterruptedException e (deliver thrown e)))))]
+        (Thread/sleep 100)
+        (.interrupt t)
+        (is (instance? InterruptedException (deref thrown 5000 nil)))
+        (is (= [1001 "connect interrupted"] (.poll closes 5 TimeUnit/SECONDS))
+            "the socket no one holds closes once it opens")))))
