@@ -50,7 +50,12 @@ final class ClientResponses {
   // Names and values in order, a name's later values joining its first: a small array
   // searched in place, since a response carries few headers.
   static IPersistentMap headers(MultiMap headers) {
-    Object[] kvs = new Object[Math.max(2, headers.size() * 2)];
+    return headers(headers, headers.size());
+  }
+
+  /** The same for {@code size} fields in any form: Vert.x's MultiMap, Netty's HttpHeaders. */
+  static IPersistentMap headers(Iterable<Map.Entry<String, String>> headers, int size) {
+    Object[] kvs = new Object[Math.max(2, size * 2)];
     int n = 0;
     for (Map.Entry<String, String> e : headers) {
       String name = e.getKey().toLowerCase(Locale.ROOT);

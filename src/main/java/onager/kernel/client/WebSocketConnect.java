@@ -1,7 +1,6 @@
 package onager.kernel.client;
 
 import clojure.lang.IPersistentMap;
-import clojure.lang.PersistentArrayMap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -24,7 +23,6 @@ import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.vertx.core.net.ConnectOptions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -216,18 +214,8 @@ public final class WebSocketConnect {
     }
 
     private void refuse(Channel channel, HttpResponse response, String why) {
-      fail(channel, ClientFailure.handshake(why, response.status().code(), headers(response.headers()),
-          request.described, request.url));
-    }
-
-    private static IPersistentMap headers(HttpHeaders h) {
-      List<Object> kvs = new ArrayList<>();
-      for (String name : h.names()) {
-        List<String> values = h.getAll(name);
-        kvs.add(name.toLowerCase(java.util.Locale.ROOT));
-        kvs.add(values.size() == 1 ? values.get(0) : String.join(",", values));
-      }
-      return PersistentArrayMap.createAsIfByAssoc(kvs.toArray());
+      fail(channel, ClientFailure.handshake(why, response.status().code(),
+          ClientResponses.headers(response.headers(), response.headers().size()), request.described, request.url));
     }
 
     @Override

@@ -1,10 +1,15 @@
 package onager.kernel.client;
 
+import static onager.kernel.client.ClientConfig.flag;
+import static onager.kernel.client.ClientConfig.integer;
+import static onager.kernel.client.ClientConfig.key;
+import static onager.kernel.client.ClientConfig.number;
+
 import clojure.lang.IPersistentMap;
-import clojure.lang.Keyword;
 import io.vertx.core.MultiMap;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import onager.kernel.http.Tokens;
 import onager.kernel.websocket.WebSocketLimits;
@@ -40,11 +45,13 @@ final class WebSocketRequest {
     }
     headers = HeaderFields.of(described, options.valAt(key("headers")));
     protocols = protocols(options.valAt(key("subprotocols")));
-    handshakeTimeoutMs = number(options, "handshake-timeout-ms");
-    limits = new WebSocketLimits((int) number(options, "max-frame-size"), (int) number(options, "max-message-size"),
-        number(options, "idle-timeout-ms"), number(options, "ping-interval-ms"), number(options, "write-timeout-ms"),
-        (int) number(options, "high-water-mark"), (Boolean) options.valAt(key("compression?")),
-        (int) number(options, "compression-level"), (int) number(options, "compression-window-bits"), Set.of());
+    // Clojure's maps are java.util.Maps, which ClientConfig's readers take.
+    Map<?, ?> opts = (Map<?, ?>) options;
+    handshakeTimeoutMs = number(opts, "handshake-timeout-ms");
+    limits = new WebSocketLimits(integer(opts, "max-frame-size"), integer(opts, "max-message-size"),
+        number(opts, "idle-timeout-ms"), number(opts, "ping-interval-ms"), number(opts, "write-timeout-ms"),
+        integer(opts, "high-water-mark"), flag(opts, "compression?"),
+        integer(opts, "compression-level"), integer(opts, "compression-window-bits"), Set.of());
     onEventLoop = options.valAt(key("mode")) == key("event-loop");
   }
 
@@ -64,13 +71,5 @@ final class WebSocketRequest {
       out.add(s);
     }
     return List.copyOf(out);
-  }
-
-  private static long number(IPersistentMap options, String name) {
-    return ((Number) options.valAt(key(name))).longValue();
-  }
-
-  private static Keyword key(String name) {
-    return Keyword.intern(name);
   }
 }
