@@ -15,6 +15,9 @@
     /ws/echo          a WebSocket echoing each message, text or binary
     /ws/room          a WebSocket chat room: each message goes to every member
     /sse/clock        server-sent events, one a second (?interval-ms=N), honouring Last-Event-ID
+    /health/live      the liveness probe (onager.health): 200
+    /health/ready     the readiness probe: 200, and 503 from the moment the server
+                      begins to stop (SIGTERM), --shutdown-delay-ms before it drains
     /static/...       files under the static folder: the class path's static/
                       (examples/static, or the uberjar's), or --static DIR
 
@@ -28,6 +31,7 @@
       clojure.main -m onager.demo [--port 8080] [--tls-port 8443] [--mode virtual|event-loop|worker]
                                   [--async] [--static DIR] [--max-body BYTES] [--train]
                                   [--ssl-cert PEM] [--ssl-key PEM] [--ssl-provider jdk|openssl]
+                                  [--shutdown-delay-ms MS]
 
   Without --tls-port it listens in clear text only. --ssl-cert and --ssl-key
   give the TLS port that certificate instead of a self-signed one (the
@@ -44,6 +48,7 @@
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.demo.realtime :as realtime]
+            [onager.health :as health]
             [onager.json :as json]
             [onager.server :as server]
             [onager.tls :as tls])
@@ -162,6 +167,14 @@
     (when-let [f (static-file static path)] {:status 200 :body f})
     (static-resource static path)))
 
+(def health
+  "The demo's health: no checks of its own; readiness follows the server (its :health)."
+  (health/health {}))
+
+(def ^:private probes
+  {"/health/live" (health/live-handler health)
+   "/health/ready" (health/ready-handler health)})
+
 (defn handler
   "The demo's Ring handler. `static` is the folder /static/ serves: a File on
   disk, or a String naming a folder on the class path (\"static\": the
@@ -192,6 +205,7 @@
         (= uri "/upload") (upload-summary (:body request))
         (= uri "/fail") (throw (ex-info "the demo's /fail endpoint failed, as asked" {:uri uri}))
         (contains? realtime/routes uri) ((realtime/routes uri) request)
+        (contains? probes uri) ((probes uri) request)
         (= uri "/") (text 200 "Onager demo: see /static/index.html\n")
         (str/starts-with? uri "/static/") (or (static-response static (subs uri (count "/static/")))
                                               (text 404 "Not Found\n"))
@@ -217,12 +231,13 @@
           "/upload" (Thread/startVirtualThread
                      #(try (respond (upload-summary (:body request)))
                            (catch Throwable t (raise t))))
+          ("/health/live" "/health/ready") ((probes (:uri request)) request respond raise)
           (respond (sync request)))
         (catch Throwable t (raise t))))))
 
 (defn- parse-args [args]
   (loop [opts {:port 8080 :tls-port nil :mode nil :async? false :static nil :max-body nil :train? false
-               :ssl-cert nil :ssl-key nil :ssl-provider nil}
+               :ssl-cert nil :ssl-key nil :ssl-provider nil :shutdown-delay-ms nil}
          [a b & more :as args] args]
     (case a
       nil opts
@@ -234,6 +249,7 @@
       "--mode" (recur (assoc opts :mode (keyword b)) more)
       "--static" (recur (assoc opts :static b) more)
       "--max-body" (recur (assoc opts :max-body (parse-long b)) more)
+      "--shutdown-delay-ms" (recur (assoc opts :shutdown-delay-ms (parse-long b)) more)
       "--async" (recur (assoc opts :async? true) (rest args))
       "--train" (recur (assoc opts :train? true) (rest args))
       (throw (ex-info (str "Unknown argument " a) {:args args})))))
@@ -246,11 +262,13 @@
   ;; a record there too, as examples/logback.xml writes them, unless the command line says.
   (when-not (System/getProperty "java.util.logging.SimpleFormatter.format")
     (System/setProperty "java.util.logging.SimpleFormatter.format" "%1$tT.%1$tL %4$-7s %3$s %5$s%6$s%n"))
-  (let [{:keys [port tls-port mode async? static max-body train? ssl-cert ssl-key ssl-provider]} (parse-args args)
+  (let [{:keys [port tls-port mode async? static max-body train? ssl-cert ssl-key ssl-provider shutdown-delay-ms]}
+        (parse-args args)
         static (if static (io/file static) "static")
         ;; :shutdown-hook? makes SIGTERM (docker stop, systemctl stop, Ctrl-C) a graceful stop.
         s (server/start (if async? (async-handler static) (handler static))
-                        (cond-> {:port port :async? async? :shutdown-hook? true}
+                        (cond-> {:port port :async? async? :shutdown-hook? true :health health}
+                          shutdown-delay-ms (assoc :shutdown-delay-ms shutdown-delay-ms)
                           mode (assoc :handler-mode mode)
                           max-body (assoc :max-body max-body)
                           tls-port (merge {:ssl-port tls-port}

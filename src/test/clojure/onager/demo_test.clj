@@ -71,7 +71,7 @@
       (is (str/includes? doc "clojure.main -m onager.demo"))
       (let [sample {"--port" ["8080"] "--tls-port" ["8443"] "--mode" ["worker"] "--async" [] "--static" ["examples/static"]
                     "--max-body" ["1000"] "--train" [] "--ssl-cert" ["cert.pem"] "--ssl-key" ["key.pem"]
-                    "--ssl-provider" ["openssl"]}
+                    "--ssl-provider" ["openssl"] "--shutdown-delay-ms" ["5000"]}
             flags (map second (re-seq #"\[(--[a-z-]+)" doc))]
         (is (= (set (keys sample)) (set flags)))
         (doseq [f flags]

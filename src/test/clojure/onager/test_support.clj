@@ -75,9 +75,11 @@
   (delay (Vertx/vertx)))
 
 (defn start
-  "Starts `handler` on a free port of 127.0.0.1 with `opts`."
+  "Starts `handler` on a free port of 127.0.0.1 with `opts`. Its stop closes
+  idle keep-alive connections at once (:shutdown-idle-ms 0) unless `opts` say
+  otherwise: a test's client has no request on its way down them."
   [handler opts]
-  (server/start handler (merge {:host "127.0.0.1" :port 0} opts)))
+  (server/start handler (merge {:host "127.0.0.1" :port 0 :shutdown-idle-ms 0} opts)))
 
 (defmacro with-server
   "Runs `body` with `sym` bound to a server for `handler`, stopping it after."

@@ -6,7 +6,8 @@
             [onager.server.tls-options :as tls-options]
             [onager.server.ws-options :as ws-options])
   (:import [io.vertx.core Vertx]
-           [onager.kernel.config HandlerMode HandlerModes]))
+           [onager.kernel.config HandlerMode HandlerModes]
+           [onager.kernel.server LifecycleListener]))
 
 (set! *warn-on-reflection* true)
 
@@ -138,13 +139,36 @@
     :valid? (int-in 0 max-int)
     :allowed "an integer from 0 to 2147483647"
     :doc "How long `stop` lets requests in flight finish before it closes their connections."}
+   {:key :shutdown-delay-ms
+    :default 0
+    :valid? (int-in 0 max-int)
+    :allowed "an integer from 0 to 2147483647"
+    :doc (str "How long `stop` goes on serving as before once it has told the :health listener, so that "
+              "load balancers polling the readiness check stop sending before the server stops accepting. "
+              "Give it the probe's period times its failure threshold (Kubernetes: periodSeconds × "
+              "failureThreshold), plus a little.")}
+   {:key :shutdown-idle-ms
+    :default 1000
+    :valid? (int-in 0 max-int)
+    :allowed "an integer from 0 to 2147483647; 0 closes them at once"
+    :doc (str "Once `stop` drains, how long an HTTP/1.1 connection waiting for its next request stays "
+              "open before it closes: a request a client or load balancer already sent down it is "
+              "answered, with Connection: close, instead of meeting a closed connection (a POST lost "
+              "that way is never retried).")}
+   {:key :health
+    :default nil
+    :valid? #(or (nil? %) (instance? LifecycleListener %))
+    :allowed "nil, or a health object made by onager.health/health"
+    :doc (str "A health object (onager.health/health) whose readiness check follows the server: ready "
+              "once it listens, 503 as soon as `stop` begins (before :shutdown-delay-ms).")}
    {:key :shutdown-hook?
     :default false
     :valid? boolean?
     :allowed "true or false"
     :doc (str "True: a JVM shutdown hook (run on SIGTERM, SIGINT or System/exit) stops the server as `stop` "
-              "does, letting requests in flight finish; `stop` removes the hook. For a `-main` under a "
-              "process manager or in a container.")}
+              "does, letting requests in flight finish; `stop` removes the hook. While it is there, SIGTERM "
+              "exits the JVM with status 0 once the hooks have run, not the JVM's 143, as process managers "
+              "expect of a stop they asked for. For a `-main` under a process manager or in a container.")}
    {:key :h2c?
     :default true
     :valid? boolean?

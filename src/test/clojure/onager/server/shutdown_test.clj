@@ -110,3 +110,48 @@
             (is (:closed? (ts/read-all socket)) (str what ": the connection was closed")))))
       (is (= [] @uncaught) "no uncaught exception on any thread")
       (finally (Thread/setDefaultUncaughtExceptionHandler previous)))))
+
+(defn- request-on
+  "Sends a keep-alive GET of `path` on `socket` and reads one response: its text."
+  [^Socket socket path]
+  (ts/send! socket (str "GET " path " HTTP/1.1\r\nHost: x\r\n\r\n"))
+  (let [in (.getInputStream socket)
+        buf (byte-array 65536)]
+    (loop [text ""]
+      (let [n (.read in buf)
+            text (str text (when (pos? n) (String. buf 0 n "ISO-8859-1")))]
+        (if (or (neg? n) (str/includes? text "\r\n\r\nok")) text (recur text))))))
+
+(deftest an-idle-connection-answers-a-request-that-comes-while-the-server-stops
+  ;; A load balancer may send a request down a kept-alive connection at the moment the
+  ;; server decides to close it: kept open for :shutdown-idle-ms, the connection answers it.
+  (let [s (ts/start (fn [_] {:status 200 :headers {"Content-Type" "text/plain"} :body "ok"})
+                    {:shutdown-idle-ms 3000})
+        busy (ts/connect s)
+        idle (ts/connect s)]
+    (is (re-find #"^HTTP/1.1 200 " (request-on busy "/first")))
+    (is (re-find #"^HTTP/1.1 200 " (request-on idle "/first")))
+    (let [stopping (future (server/stop s))]
+      (testing "new connections are refused at once"
+        (is (some? (await-refusal (server/port s)))))
+      (testing "a request on a kept-alive connection is answered, telling the client to go"
+        (let [text (request-on busy "/second")]
+          (is (= [200] (ts/statuses text)))
+          (is (re-find #"(?i)\r\nconnection: close\r\n" text))
+          (is (not (:reset? (read-to-end busy))) "then the server closes it cleanly")))
+      (testing "a connection no request came on closes after :shutdown-idle-ms, never reset"
+        (is (not (realized? stopping)))
+        (let [{:keys [text closed? reset?]} (read-to-end idle)]
+          (is (= "" text))
+          (is closed?)
+          (is (not reset?))))
+      (is (nil? (deref stopping 10000 :timeout))))))
+
+(deftest shutdown-idle-ms-0-closes-idle-connections-at-once
+  (let [s (ts/start (fn [_] {:status 200 :body "ok"}) {:shutdown-idle-ms 0 :shutdown-timeout-ms 20000})
+        idle (ts/connect s)]
+    (is (re-find #"^HTTP/1.1 200 " (request-on idle "/")))
+    (server/stop s)
+    (let [{:keys [closed? reset?]} (read-to-end idle)]
+      (is closed?)
+      (is (not reset?)))))

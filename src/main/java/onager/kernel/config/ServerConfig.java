@@ -6,6 +6,7 @@ import io.vertx.core.Vertx;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
+import onager.kernel.server.LifecycleListener;
 import onager.kernel.websocket.WebSocketLimits;
 
 /**
@@ -37,7 +38,11 @@ public final class ServerConfig {
   public final long bodyTimeoutMs;
   public final long requestTimeoutMs;
   public final long shutdownTimeoutMs;
+  public final long shutdownDelayMs;
+  public final long shutdownIdleMs;
   public final boolean shutdownHook;
+  /** Told when the server starts and stops (a readiness check); null for none. */
+  public final LifecycleListener health;
   /** {@code null} sends no Server header. */
   public final String serverHeader;
   /** A Vert.x instance to share; {@code null} makes the server own one. */
@@ -88,7 +93,10 @@ public final class ServerConfig {
     bodyTimeoutMs = number(options, "body-timeout-ms");
     requestTimeoutMs = number(options, "request-timeout-ms");
     shutdownTimeoutMs = number(options, "shutdown-timeout-ms");
+    shutdownDelayMs = number(options, "shutdown-delay-ms");
+    shutdownIdleMs = number(options, "shutdown-idle-ms");
     shutdownHook = flag(options, "shutdown-hook?");
+    health = (LifecycleListener) options.get(key("health"));
     // The option takes false as nil: no header.
     serverHeader = options.get(key("server-header")) instanceof String s ? s : null;
     vertx = (Vertx) options.get(key("vertx"));

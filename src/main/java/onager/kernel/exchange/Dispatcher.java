@@ -47,9 +47,6 @@ public final class Dispatcher {
   public final ThreadFactory virtualThreads = Thread.ofVirtual().name("onager-vt").factory();
   final ExecutorService workers;
 
-  /** Set when the server stops: the last responses tell keep-alive clients to go. */
-  public volatile boolean draining;
-
   public Dispatcher(IFn handler, ServerConfig config) {
     this.handler = handler;
     this.async = config.async;

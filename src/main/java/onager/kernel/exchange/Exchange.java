@@ -499,7 +499,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
         s.detach();
       }
     }
-    return keepAlive && !closing();
+    return keepAlive && !closeAfter;
   }
 
   /** True when the stream went away: a handler not yet run need not run. */
@@ -522,8 +522,12 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     if (s != null) s.detach();
   }
 
+  // The connection ends after this response: the server decided so, or the connection drains
+  // (the server stops). Recorded, so that the connection closes only after a response that said
+  // so: a close the client was not told of races the next request it sends (RFC 9112 §9.6).
   private boolean closing() {
-    return closeAfter || server.draining;
+    if (!closeAfter && stream.draining()) closeAfter = true;
+    return closeAfter;
   }
 
   private void publish(HttpResponse response, DefaultFileRegion file) {
@@ -623,7 +627,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   private void switchToWebSocket(Object answer, Object listener) {
     WebSocketHandshake.Refusal no = !stream.switchesToWebSocket()
         ? new WebSocketHandshake.Refusal(400, "WebSockets run over HTTP/1.1 only")
-        : server.draining ? new WebSocketHandshake.Refusal(503, "the server is stopping")
+        : stream.draining() ? new WebSocketHandshake.Refusal(503, "the server is stopping")
         : WebSocketHandshake.check(request, server.webSockets);
     if (no != null) {
       Logs.CLIENT.debug("{} {}: {} from {}", request.method(), request.uri(), no.status(), no.why());

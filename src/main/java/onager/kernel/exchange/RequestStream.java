@@ -39,6 +39,15 @@ public interface RequestStream {
     }
   }
 
+  /**
+   * True once the connection drains because the server stops: each response
+   * from then on tells its client that the connection closes after it. HTTP/2
+   * says so once, with GOAWAY. From any thread.
+   */
+  default boolean draining() {
+    return false;
+  }
+
   /** True when a request's answer may switch the connection to a WebSocket (HTTP/1.1's). */
   default boolean switchesToWebSocket() {
     return false;

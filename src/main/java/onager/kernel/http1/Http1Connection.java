@@ -27,6 +27,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 import onager.kernel.exchange.Dispatcher;
 import onager.kernel.exchange.Exchange;
@@ -84,6 +85,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   private final RequestTimeouts timeouts;
   private final CharSequence serverHeader;
   private final ConnectionClock clock;
+  private final long shutdownIdleMs;
   // Null when no protocol may be switched to.
   private final Upgrade upgrade;
 
@@ -134,6 +136,9 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   private HttpRequest latest;
   // A 101 went out: the connection becomes this WebSocket once it is flushed.
   private WebSocketSwitch switching;
+  // The server stops: each response says the connection closes after it. Read by handler threads.
+  private volatile boolean draining;
+  private boolean quietCloseArmed;
 
   public Http1Connection(Dispatcher server, VirtualStarts starts, RequestTimeouts timeouts, Http1Limits limits) {
     this(server, starts, timeouts, limits, null);
@@ -148,6 +153,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
     this.timeouts = timeouts;
     this.serverHeader = limits.serverHeader();
     this.clock = new ConnectionClock(this, limits);
+    this.shutdownIdleMs = limits.shutdownIdleMs();
   }
 
   @Override
@@ -196,6 +202,11 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   @Override
   public boolean switchesToWebSocket() {
     return true;
+  }
+
+  @Override
+  public boolean draining() {
+    return draining;
   }
 
   // The 101 is written: nothing after it is HTTP/1.1 (RFC 9110 §15.2.2). What the client sent
@@ -524,7 +535,11 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   private void answered(Exchange x) {
     owed.poll();
     clock.active();
-    if (x.ended()) return;
+    if (x.ended()) {
+      // Its head went out before the drain began, without Connection: close.
+      if (draining) closeWhenQuiet();
+      return;
+    }
     // The client ended the connection with a request read whole and sent nothing after it:
     // it reads its answer and closes too, and no unread byte can turn the close into a reset.
     if (lingering != null && clientCloses && owed.isEmpty() && bodyOf == null && held == null && !trailing) {
@@ -599,8 +614,40 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
       ReferenceCountUtil.release(event);
       return;
     }
-    // The server stops: answers still owed say so and the connection ends after them.
-    if (owed.isEmpty() && bodyOf == null) closeNow();
+    // The server stops: answers still owed say so and the connection ends after them. A
+    // request whose head is arriving is answered the same way.
+    draining = true;
+    closeWhenQuiet();
+  }
+
+  /**
+   * Closes the connection if it waits for its next request, once it has waited
+   * {@code shutdownIdleMs}. Nothing tells an HTTP/1.1 client that an idle
+   * connection is about to close (RFC 9112 §9.6): a load balancer may be
+   * sending a request down it at that very moment, and a request that meets a
+   * closed connection is lost (one already sent is never retried when it is not
+   * idempotent, RFC 9110 §9.2.2). Kept open a while, such a request is answered
+   * with Connection: close instead, and a client that stopped using the
+   * connection has time to notice the server going.
+   */
+  private void closeWhenQuiet() {
+    if (closing || quietCloseArmed || !waitsForRequest()) return;
+    if (shutdownIdleMs == 0) {
+      closeNow();
+      return;
+    }
+    quietCloseArmed = true;
+    ctx.executor().schedule(() -> {
+      quietCloseArmed = false;
+      if (!closing && waitsForRequest()) {
+        Logs.SERVER.debug("closing {}: idle while the server stops", ctx.channel().remoteAddress());
+        closeNow();
+      }
+    }, shutdownIdleMs, TimeUnit.MILLISECONDS);
+  }
+
+  private boolean waitsForRequest() {
+    return owed.isEmpty() && bodyOf == null && input == Input.AWAITING;
   }
 
   @Override

@@ -11,6 +11,8 @@ package onager.kernel.http1;
  *                        client to take response bytes
  * @param serverHeader    the Server header of the answers the pipeline writes itself, or null
  * @param shutdownTimeoutMs longest a stopping server lets the requests in flight finish
+ * @param shutdownIdleMs  how long a stopping server keeps a connection that waits for its
+ *                        next request open, for a request already on its way
  */
 public record Http1Limits(int maxHeaderCount, long headerTimeoutMs, long bodyTimeoutMs, long idleTimeoutMs,
-                          CharSequence serverHeader, long shutdownTimeoutMs) {}
+                          CharSequence serverHeader, long shutdownTimeoutMs, long shutdownIdleMs) {}

@@ -49,13 +49,15 @@ public final class OnagerServer implements Closeable {
   // Null without TLS; the watch null unless :ssl-reload-on-change? asks for it.
   private final Certificates certificates;
   private final CertificateWatch watch;
+  private final ListenSockets listenSockets;
   private final AtomicBoolean stopped = new AtomicBoolean();
   // The JVM shutdown hook that stops this server, when asked for; null otherwise.
   private volatile Thread shutdownHook;
 
   private OnagerServer(Vertx vertx, boolean ownsVertx, String deploymentId, List<HttpServer> servers,
                        List<HttpServer> tlsServers, Dispatcher dispatcher, ServerConfig config,
-                       Certificates certificates) {
+                       Certificates certificates, ListenSockets listenSockets) {
+    this.listenSockets = listenSockets;
     this.vertx = vertx;
     this.ownsVertx = ownsVertx;
     this.deploymentId = deploymentId;
@@ -88,15 +90,18 @@ public final class OnagerServer implements Closeable {
     HttpServerOptions options = serverOptions(config);
     HttpServerOptions tlsOptions = config.tls == null ? null : new HttpServerOptions(options).setPort(config.tls.port);
     Http1Limits limits = new Http1Limits(config.maxHeaderCount, config.headerTimeoutMs, config.bodyTimeoutMs,
-        config.idleTimeoutMs, dispatcher.serverHeader, config.shutdownTimeoutMs);
+        config.idleTimeoutMs, dispatcher.serverHeader, config.shutdownTimeoutMs, config.shutdownIdleMs);
     Http2Limits http2 = http2Limits(config);
+    ListenSockets listenSockets = new ListenSockets();
     try {
       String id = await(vertx.deployVerticle(
           () -> new ServerVerticle(config.port < 0 ? null : options, tlsOptions, certificates, dispatcher, servers,
-              tlsServers, limits, http2, config),
+              tlsServers, limits, http2, config, listenSockets),
           new DeploymentOptions().setInstances(config.eventLoops)), STEP_TIMEOUT_MS);
-      OnagerServer server = new OnagerServer(vertx, owns, id, servers, tlsServers, dispatcher, config, certificates);
+      OnagerServer server = new OnagerServer(vertx, owns, id, servers, tlsServers, dispatcher, config, certificates,
+          listenSockets);
       if (config.shutdownHook) server.addShutdownHook();
+      if (config.health != null) config.health.started();
       return server;
     } catch (RuntimeException e) {
       dispatcher.shutdownWorkers();
@@ -159,6 +164,7 @@ public final class OnagerServer implements Closeable {
     }, "onager-shutdown-" + (port >= 0 ? port : sslPort));
     shutdownHook = hook;
     Runtime.getRuntime().addShutdownHook(hook);
+    TermSignal.acquire();
   }
 
   /**
@@ -191,27 +197,35 @@ public final class OnagerServer implements Closeable {
   }
 
   /**
-   * Stops gracefully: no new connections; requests in flight get up to the
+   * Stops gracefully: tells the {@code :health} listener, goes on answering for
+   * the shutdown delay (for load balancers to notice the readiness check
+   * failing), then accepts no new connections; requests in flight get up to the
    * shutdown timeout to finish, their responses telling keep-alive clients to
-   * go; then every connection closes. A Vert.x instance passed in stays open.
-   * Calling it again does nothing.
+   * go; connections waiting for a request close after the shutdown idle time.
+   * A Vert.x instance passed in stays open. Calling it again does nothing.
    */
   public void stop() {
     if (!stopped.compareAndSet(false, true)) return;
     refuseEventLoop("stop");
     Thread hook = shutdownHook;
-    if (hook != null && hook != Thread.currentThread()) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // The JVM is already shutting down and the hook may be running: it finds the server stopped.
+    if (hook != null) {
+      if (hook != Thread.currentThread()) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // The JVM is already shutting down and the hook may be running: it finds the server stopped.
+        }
       }
+      TermSignal.release();
     }
-    dispatcher.draining = true;
+    if (config.health != null) config.health.stopping();
+    delay();
     if (watch != null) watch.close();
     Duration grace = Duration.ofMillis(config.shutdownTimeoutMs);
     long deadline = System.nanoTime() + grace.toNanos();
     try {
+      // Stop accepting first; then the connections drain.
+      listenSockets.close(STEP_TIMEOUT_MS);
       List<Future<Void>> shutdowns = Stream.concat(servers.stream(), tlsServers.stream())
           .map(s -> s.shutdown(grace)).toList();
       await(Future.join(shutdowns), config.shutdownTimeoutMs + STEP_TIMEOUT_MS);
@@ -227,6 +241,18 @@ public final class OnagerServer implements Closeable {
   @Override
   public void close() {
     stop();
+  }
+
+  // The server answers as before while load balancers learn from the readiness check that it goes.
+  private void delay() {
+    if (config.shutdownDelayMs == 0) return;
+    Logs.SERVER.info("{} stops in {} ms (:shutdown-delay-ms)", this, config.shutdownDelayMs);
+    try {
+      Thread.sleep(config.shutdownDelayMs);
+    } catch (InterruptedException e) {
+      // Drains at once, and lets the caller see the interrupt.
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void awaitOnClose(long ms) {

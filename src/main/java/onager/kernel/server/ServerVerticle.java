@@ -37,13 +37,14 @@ final class ServerVerticle extends VerticleBase {
   private final Http1Limits limits;
   private final Http2Limits http2;
   private final ServerConfig config;
+  private final ListenSockets listenSockets;
   private final long requestTimeoutMs;
   private RequestTimeouts timeouts;
   private HttpDate.Ticker dates;
 
   ServerVerticle(HttpServerOptions options, HttpServerOptions tlsOptions, Certificates certificates,
                  Dispatcher dispatcher, List<HttpServer> servers, List<HttpServer> tlsServers, Http1Limits limits,
-                 Http2Limits http2, ServerConfig config) {
+                 Http2Limits http2, ServerConfig config, ListenSockets listenSockets) {
     this.options = options;
     this.tlsOptions = tlsOptions;
     this.certificates = certificates;
@@ -53,6 +54,7 @@ final class ServerVerticle extends VerticleBase {
     this.limits = limits;
     this.http2 = http2;
     this.config = config;
+    this.listenSockets = listenSockets;
     this.requestTimeoutMs = config.requestTimeoutMs;
   }
 
@@ -76,6 +78,7 @@ final class ServerVerticle extends VerticleBase {
     HttpServer server = vertx.createHttpServer(on)
         .connectionHandler(connection -> {
           var channel = VertxInternals.channel(connection);
+          listenSockets.accepted(channel);
           // Request bodies hold the buffers they are read into until the handler takes them,
           // and response bodies are made ahead into pooled buffers: the adaptive allocator
           // Netty uses by default frees and maps its chunks again under that, in page faults,

@@ -164,7 +164,7 @@ final class Http1ConnectionTest {
     channel = new EmbeddedChannel();
     Dispatcher server = new Dispatcher(handler, ServerConfig.from(options(async)));
     connection = new Http1Connection(server, new VirtualStarts(channel.eventLoop(), Thread.ofVirtual().factory()),
-        null, new Http1Limits(100, 0, 0, 0, null, 0));
+        null, new Http1Limits(100, 0, 0, 0, null, 0, 0));
     Http1ServerConfig config = new Http1ServerConfig()
         .setMaxInitialLineLength(2048).setMaxHeaderSize(8192).setMaxChunkSize(8192);
     channel.pipeline().addLast(flushes, new StrictRequestDecoder(config, 100, connection), new HttpResponseEncoder(),

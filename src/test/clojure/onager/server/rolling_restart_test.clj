@@ -1,0 +1,123 @@
+(ns onager.server.rolling-restart-test
+  "A rolling deploy behind a real load balancer: nginx (Debian, its default
+  retry policy, which never sends a POST again once it has sent it) in front of
+  two demo JVMs, under steady POST load from wrk, while each demo in turn gets
+  SIGTERM and is started again on its port. Not one request may fail: the
+  draining server stops accepting first, answers what arrives with
+  Connection: close, and never closes a connection a request may be on its way
+  down."
+  (:require [clojure.java.io :as io]
+            [clojure.java.shell :as shell]
+            [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [onager.client-support :refer [await-listening free-port]]
+            [onager.test-jvm :as jvm])
+  (:import [java.io File]
+           [java.nio.file Files]
+           [java.nio.file.attribute FileAttribute]
+           [java.util.concurrent TimeUnit]))
+
+(set! *warn-on-reflection* true)
+
+(defn- nginx-config [^File dir port upstreams]
+  (let [d (.getAbsolutePath dir)]
+    (str "daemon off;\nmaster_process off;\npid " d "/nginx.pid;\nerror_log " d "/error.log;\n"
+         "events { worker_connections 1024; }\n"
+         "http {\n  access_log off;\n"
+         (str/join (for [t ["client_body" "proxy" "fastcgi" "uwsgi" "scgi"]]
+                     (str "  " t "_temp_path " d "/" t ";\n")))
+         ;; As doc/deployment.md's example: keep-alive connections to the upstreams, and
+         ;; nginx's default retry policy (proxy_next_upstream error timeout, max_fails 1). A
+         ;; demo that refuses a connection is left out for fail_timeout, which the deploy
+         ;; waits out before it restarts the next.
+         "  upstream app {\n"
+         (str/join (for [p upstreams] (str "    server 127.0.0.1:" p " fail_timeout=2s;\n")))
+         ;; Room for more idle connections than wrk's 32 callers: with less, nginx closes and
+         ;; opens connections all along (hundreds a second here), and a connection it opens as
+         ;; a demo closes its listening socket is reset by the kernel, its request lost.
+         "    keepalive 128;\n  }\n"
+         "  server {\n    listen 127.0.0.1:" port ";\n"
+         "    location / {\n      proxy_pass http://app;\n      proxy_http_version 1.1;\n"
+         "      proxy_set_header Connection \"\";\n    }\n  }\n}\n")))
+
+(defn- start-nginx [^File dir port upstreams]
+  (let [conf (io/file dir "nginx.conf")]
+    (spit conf (nginx-config dir port upstreams))
+    (let [process (-> (ProcessBuilder. ^java.util.List (vector "nginx" "-p" (.getPath dir)
+                                                               "-e" (.getPath (io/file dir "error.log"))
+                                                               "-c" (.getPath conf)))
+                      (.redirectErrorStream true)
+                      (.redirectOutput (io/file dir "out.log"))
+                      (.start))]
+      (await-listening port process #(str "nginx did not start:\n" (slurp (io/file dir "out.log"))))
+      process)))
+
+(defn- start-demo [port]
+  (jvm/start [] 'onager.demo "--port" (str port)))
+
+(defn- restart
+  "SIGTERM to `demo`, waits for it to exit, starts a new one on its port; the
+  old one's exit status and log."
+  [demo port]
+  (let [^Process process (:process demo)]
+    (shell/sh "kill" "-TERM" (str (.pid process)))
+    (let [exited? (.waitFor process 60 TimeUnit/SECONDS)]
+      {:exit (when exited? (.exitValue process))
+       :log (jvm/log-text demo)
+       :next (start-demo port)})))
+
+(defn- wrk-summary
+  "What wrk printed, read into the counts the test checks."
+  [out]
+  {:requests (some-> (re-find #"(\d+) requests in" out) second parse-long)
+   :non-2xx (or (some-> (re-find #"Non-2xx or 3xx responses: (\d+)" out) second parse-long) 0)
+   :socket-errors (re-find #"Socket errors:.*" out)})
+
+(deftest a-rolling-restart-behind-nginx-loses-no-request
+  (let [dir (.toFile (Files/createTempDirectory "onager-rolling" (make-array FileAttribute 0)))
+        ports [(free-port) (free-port)]
+        front (free-port)
+        script (io/file dir "post.lua")
+        demos (atom (mapv start-demo ports))
+        nginx (start-nginx dir front ports)]
+    (spit script (str "wrk.method = \"POST\"\n"
+                      "wrk.body = string.rep(\"x\", 2000)\n"
+                      "wrk.headers[\"Content-Type\"] = \"application/octet-stream\"\n"))
+    (try
+      ;; wrk runs until told to stop (SIGINT makes it print its figures), bounded by -d.
+      (let [wrk (-> (ProcessBuilder. ^java.util.List (vector "wrk" "-t1" "-c32" "-d120s" "-s" (.getPath script)
+                                                             (str "http://127.0.0.1:" front "/upload")))
+                    (.redirectErrorStream true)
+                    (.redirectOutput (io/file dir "wrk.log"))
+                    (.start))
+            _ (Thread/sleep 3000)
+            restarts (vec (for [i (range 2)]
+                            (let [r (restart (nth @demos i) (nth ports i))]
+                              (swap! demos assoc i (:next r))
+                              ;; Both serve (nginx's fail_timeout over) before the next one goes.
+                              (Thread/sleep 3000)
+                              r)))]
+        (shell/sh "kill" "-INT" (str (.pid wrk)))
+        (is (.waitFor wrk 30 TimeUnit/SECONDS) "wrk stops when told")
+        (let [out (slurp (io/file dir "wrk.log"))
+              {:keys [requests non-2xx socket-errors]} (wrk-summary out)
+              errors (slurp (io/file dir "error.log"))]
+          (testing "each demo drained on SIGTERM and exited 0"
+            (is (= [0 0] (map :exit restarts)))
+            (is (every? #(re-find #"stopping .* gracefully" (:log %)) restarts)))
+          (testing "steady load went through both restarts"
+            (is (some? requests) out)
+            (is (< 2000 (or requests 0)) out))
+          (testing "and not one request failed"
+            (is (zero? non-2xx) out)
+            (is (nil? socket-errors) out)
+            ;; A connection refused or reset while nginx connects is one it tries on the other
+            ;; demo; one that fails once the request is sent is a request lost.
+            (is (not-any? #(and (re-find #"reset by peer|prematurely closed|timed out" %)
+                                (not (str/includes? % "while connecting to upstream")))
+                          (str/split-lines errors))
+                errors))))
+      (finally
+        (.destroy ^Process nginx)
+        (.waitFor ^Process nginx 10 TimeUnit/SECONDS)
+        (run! jvm/stop @demos)))))
