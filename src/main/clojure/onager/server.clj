@@ -10,6 +10,7 @@
   REPL takes effect on the next request, without a restart."
   (:require [onager.options :as options]
             [onager.protocols :as protocols]
+            [onager.server.access-log :as access-log]
             [onager.server.options :as server-options]
             [onager.server.tls-options :as tls-options]
             [onager.websocket :as websocket])
@@ -32,9 +33,10 @@
   "The kernel's configuration from the validated options `opts`, which reach it
   under their own keys: :handler-mode resolved to its default, :route-modes found,
   and the writer for body types the kernel does not know and the adapter of
-  WebSocket listeners added."
+  WebSocket listeners added, and :access-log in its full form."
   ^ServerConfig [handler opts]
   (ServerConfig/from (assoc opts
+                            :access-log (access-log/full (:access-log opts))
                             :handler-mode (or (:handler-mode opts) (if (:async? opts) :event-loop :virtual))
                             :route-modes (route-modes handler opts)
                             :body-writer protocols/write-body

@@ -3,6 +3,7 @@
   all come from `table`."
   (:require [clojure.string :as str]
             [onager.options :refer [int-in]]
+            [onager.server.access-log :as access-log]
             [onager.server.tls-options :as tls-options]
             [onager.server.ws-options :as ws-options])
   (:import [io.vertx.core Vertx]
@@ -258,6 +259,24 @@
                  (and (string? %) (seq %) (every? (fn [c] (<= 0x20 (int c) 0x7e)) %)))
     :allowed "a non-empty string of printable ASCII, or nil/false to send none"
     :doc "Value of the Server response header (a handler's own Server header wins)."}
+   {:key :access-log
+    :default nil
+    :valid? access-log/valid?
+    :allowed access-log/allowed
+    :doc (str "One line per request, logged at INFO to the SLF4J logger \"onager.access\" (or :logger) off "
+              "the event loop: :common (NCSA Common Log Format), :combined (with Referer and User-Agent), or "
+              ":json (one object per line, of :fields). :fields after :common or :combined add fields at the "
+              "end of the line. No body, credential or cookie is ever logged. When :queue-size records wait, "
+              "more are dropped and counted (a WARN of onager.server). nil: off. See doc/logging.md.")}
+   {:key :request-id-header
+    :default nil
+    :valid? #(or (nil? %) (access-log/header-name? %))
+    :allowed (str "nil or a header name (a token) other than "
+                  (str/join ", " (sort access-log/secret-headers)))
+    :doc (str "The request header whose value (visible ASCII, at most 200 characters) is the request's id, "
+              ":onager/request-id in the request map and :request-id in the access log; a request without "
+              "a usable one gets an id made by the server. nil: every id is made. With this option or "
+              ":access-log the request map has :onager/request-id; with neither it has not, and costs nothing.")}
    {:key :vertx
     :default nil
     :valid? #(or (nil? %) (instance? Vertx %))

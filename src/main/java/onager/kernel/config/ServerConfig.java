@@ -6,6 +6,7 @@ import io.vertx.core.Vertx;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
+import onager.kernel.log.AccessFormat;
 import onager.kernel.server.LifecycleListener;
 import onager.kernel.websocket.WebSocketLimits;
 
@@ -45,6 +46,10 @@ public final class ServerConfig {
   public final LifecycleListener health;
   /** {@code null} sends no Server header. */
   public final String serverHeader;
+  /** How the access log writes; {@code null}: no access log. */
+  public final AccessFormat accessLog;
+  /** The request header a request's id is taken from; {@code null}: ids are made. */
+  public final String requestIdHeader;
   /** A Vert.x instance to share; {@code null} makes the server own one. */
   public final Vertx vertx;
   /**
@@ -99,6 +104,8 @@ public final class ServerConfig {
     health = (LifecycleListener) options.get(key("health"));
     // The option takes false as nil: no header.
     serverHeader = options.get(key("server-header")) instanceof String s ? s : null;
+    accessLog = AccessFormat.of(options.get(key("access-log")));
+    requestIdHeader = (String) options.get(key("request-id-header"));
     vertx = (Vertx) options.get(key("vertx"));
     bodyWriter = (IFn) given(options, "body-writer");
     routeModes = (HandlerModes) options.get(key("route-modes"));
@@ -130,7 +137,7 @@ public final class ServerConfig {
    * The configuration the validated options map {@code options} gives: keyed by
    * the options' keywords, with {@code :handler-mode} resolved to a mode's keyword,
    * {@code :route-modes} a {@link HandlerModes} or absent, {@code :body-writer}
-   * and {@code :websocket-listener}.
+   * and {@code :websocket-listener}, and {@code :access-log} in its full form.
    */
   public static ServerConfig from(Map<?, ?> options) {
     return new ServerConfig(options);

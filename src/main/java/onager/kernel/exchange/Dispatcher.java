@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import onager.kernel.config.HandlerMode;
 import onager.kernel.config.HandlerModes;
 import onager.kernel.config.ServerConfig;
+import onager.kernel.log.AccessLog;
 import onager.kernel.request.InflatingBody;
 import onager.kernel.websocket.OpenSockets;
 import onager.kernel.websocket.WebSocketLimits;
@@ -46,6 +47,10 @@ public final class Dispatcher {
   public final OpenSockets openSockets = new OpenSockets();
   public final ThreadFactory virtualThreads = Thread.ofVirtual().name("onager-vt").factory();
   final ExecutorService workers;
+  /** Where finished exchanges are logged; null when :access-log is off. */
+  final AccessLog accessLog;
+  /** Makes or takes the request ids; null when neither :access-log nor :request-id-header asks for them. */
+  final RequestIds requestIds;
 
   public Dispatcher(IFn handler, ServerConfig config) {
     this.handler = handler;
@@ -62,6 +67,9 @@ public final class Dispatcher {
     this.webSocketListener = config.webSocketListener;
     // Route modes may ask for the pool; it starts no thread until a request needs one.
     this.workers = mode == HandlerMode.WORKER || routeModes != null ? workerPool(config.workerThreads) : null;
+    this.accessLog = config.accessLog == null ? null : new AccessLog(config.accessLog);
+    this.requestIds = config.accessLog == null && config.requestIdHeader == null ? null
+        : new RequestIds(config.requestIdHeader);
   }
 
   private static ExecutorService workerPool(int threads) {
@@ -254,6 +262,11 @@ public final class Dispatcher {
     long n = Long.parseLong(header.trim());
     if (n < 0) throw new NumberFormatException("negative");
     return n;
+  }
+
+  /** Writes the access log's last records and ends its thread, waiting at most {@code timeoutMs}. */
+  public void closeAccessLog(long timeoutMs) {
+    if (accessLog != null) accessLog.close(timeoutMs);
   }
 
   /** Lets the worker threads end once their handlers return. */

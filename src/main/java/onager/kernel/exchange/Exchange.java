@@ -33,6 +33,8 @@ import onager.kernel.http.RequestTarget;
 import onager.kernel.limits.Deadline;
 import onager.kernel.limits.HeapPressure;
 import onager.kernel.limits.RequestTimeouts;
+import onager.kernel.log.AccessLog;
+import onager.kernel.log.AccessRecord;
 import onager.kernel.log.Logs;
 import onager.kernel.request.BodyFlow;
 import onager.kernel.request.BodyTooLargeException;
@@ -72,11 +74,13 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   private static final int ANSWERED = 1;
   private static final VarHandle STATE;
   private static final VarHandle ON_CLOSED;
+  private static final VarHandle REQUEST_ID;
 
   static {
     try {
       STATE = MethodHandles.lookup().findVarHandle(Exchange.class, "state", int.class);
       ON_CLOSED = MethodHandles.lookup().findVarHandle(Exchange.class, "onClosed", Runnable.class);
+      REQUEST_ID = MethodHandles.lookup().findVarHandle(Exchange.class, "requestId", String.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -140,6 +144,16 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   private IPersistentMap headers;
   private String serverName;
   private String remoteAddr;
+  // Set once, through REQUEST_ID: two ids made for one request would differ.
+  private volatile String requestId;
+
+  // For the access log, when it is on: when the request arrived, what of the answer went out.
+  private long startMillis;
+  private long startNanos;
+  private int sentStatus;
+  private long bytesSent;
+  private boolean recorded;
+  private boolean lineUnread;
 
   /**
    * @param keepAlive the request lets the connection carry another after it
@@ -155,6 +169,10 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     this.hasBody = hasBody;
     this.starts = starts;
     this.timeouts = timeouts;
+    if (server.accessLog != null) {
+      startNanos = System.nanoTime();
+      startMillis = System.currentTimeMillis();
+    }
   }
 
   /** The request as decoded. */
@@ -336,6 +354,22 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   }
 
   @Override
+  public boolean hasRequestId() {
+    return server.requestIds != null;
+  }
+
+  @Override
+  public String requestId() {
+    String id = requestId;
+    if (id == null) {
+      String made = server.requestIds.of(request.headers());
+      id = (String) REQUEST_ID.compareAndExchange(this, null, made);
+      if (id == null) id = made;
+    }
+    return id;
+  }
+
+  @Override
   public String header(CharSequence name) {
     return request.headers().get(name);
   }
@@ -466,7 +500,13 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   /** The answer published for the stream, once; null before (and after). On the event loop. */
   public HttpResponse takeAnswer() {
     HttpResponse a = answer;
-    if (a != null) answer = null;
+    if (a != null) {
+      answer = null;
+      if (server.accessLog != null) {
+        sentStatus = a.status().code();
+        if (a instanceof FullHttpResponse full) bytesSent = full.content().readableBytes();
+      }
+    }
     return a;
   }
 
@@ -481,6 +521,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   public DefaultFileRegion takeAnswerFile() {
     DefaultFileRegion f = answerFile;
     answerFile = null;
+    if (f != null) bytesSent = f.count();
     return f;
   }
 
@@ -490,6 +531,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
    * request. On the event loop.
    */
   public boolean ended() {
+    record(false);
     stopClock();
     StreamingBody s = streaming;
     if (s != null) {
@@ -509,6 +551,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
 
   /** The stream went away: nothing more of the response can go out. On the event loop. */
   public void streamClosed() {
+    record(true);
     closed = true;
     Runnable then = (Runnable) ON_CLOSED.getAndSet(this, null);
     if (then != null) then.run();
@@ -520,6 +563,32 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     }
     StreamingBody s = streaming;
     if (s != null) s.detach();
+  }
+
+  /**
+   * The request's line could not be read: its request is the decoder's stand-in,
+   * which the access log does not show as the client's. On the event loop.
+   */
+  public void requestLineUnread() {
+    lineUnread = true;
+  }
+
+  /**
+   * The stream is done with this exchange, which it may have reset (a stalled
+   * client, a response cut short) without telling it: unless it {@link #ended},
+   * the access log has it as aborted. On the event loop.
+   */
+  public void streamDone() {
+    record(true);
+  }
+
+  // The access log's record of this exchange, once: the response went out whole, or not.
+  private void record(boolean aborted) {
+    AccessLog log = server.accessLog;
+    if (log == null || recorded) return;
+    recorded = true;
+    log.add(new AccessRecord(lineUnread ? null : request, remoteAddr(), sentStatus, bytesSent, startMillis,
+        System.nanoTime() - startNanos, requestId(), aborted));
   }
 
   // The connection ends after this response: the server decided so, or the connection drains
@@ -734,6 +803,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     Channel channel = stream.channel();
     ByteBuf[] data = chunks.data();
     // Writes complete in order: the last one's outcome is the batch's.
+    bytesSent += length;
     ChannelPromise done = channel.newPromise();
     done.addListener(f -> from.written(length, f.cause()));
     int last = chunks.last() ? data.length : data.length - 1;
@@ -766,6 +836,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     }
     if (Responses.closes(head) || Responses.closeDelimited(head)) closeAfter = true;
     headSent = true;
+    sentStatus = streamStatus;
     stream.writePart(this, head, stream.channel().voidPromise());
     return true;
   }
@@ -783,6 +854,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
       if (closed) return;
       if (headSent) {
         stream.abort(this);
+        record(true);
       } else {
         if (tooLarge) closeAfter = true;
         publishError(status);

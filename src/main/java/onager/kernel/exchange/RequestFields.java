@@ -36,13 +36,19 @@ interface RequestFields extends RequestSource {
 
   InputStream body();
 
+  /** True when the request map has {@code :onager/request-id}: the server makes or takes ids. */
+  boolean hasRequestId();
+
+  String requestId();
+
   /** The first value of request header {@code name} (lower case), or null. */
   String header(CharSequence name);
 
   // A TLS request has :ssl-client-cert, nil when the client sent none, as ring-servlet's has.
   @Override
   default int presentKeys() {
-    return secure() ? RingKeys.TLS : RingKeys.PLAIN_HTTP;
+    int keys = secure() ? RingKeys.TLS : RingKeys.PLAIN_HTTP;
+    return hasRequestId() ? keys | 1 << RingKeys.REQUEST_ID : keys;
   }
 
   @Override
@@ -62,6 +68,7 @@ interface RequestFields extends RequestSource {
       case RingKeys.CONTENT_LENGTH -> RequestValues.contentLength(header(HttpHeaderNames.CONTENT_LENGTH));
       case RingKeys.CHARACTER_ENCODING -> RequestValues.characterEncoding(header(HttpHeaderNames.CONTENT_TYPE));
       case RingKeys.SSL_CLIENT_CERT -> sslClientCert();
+      case RingKeys.REQUEST_ID -> requestId();
       default -> null;
     };
   }

@@ -397,6 +397,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   // Nothing after a request that could not be read can be trusted to start where the client meant.
   private void refuseMalformed(Exchange x, Throwable cause) {
     input = Input.CLOSED;
+    if (StrictRequestDecoder.isStandIn(x.request())) x.requestLineUnread();
     if (cause instanceof PrematureChannelClosureException) {
       owed.removeLast();
       x.streamClosed();

@@ -207,7 +207,18 @@ public final class StrictRequestDecoder extends RequestDecoder {
   // request says HTTP/1.0, which its answer would carry.
   @Override
   protected HttpMessage createInvalidMessage() {
-    return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/bad-request", Unpooled.EMPTY_BUFFER);
+    return new StandIn();
+  }
+
+  /** True when {@code request} stands in for a request line that could not be read. */
+  static boolean isStandIn(HttpRequest request) {
+    return request instanceof StandIn;
+  }
+
+  private static final class StandIn extends DefaultFullHttpRequest {
+    StandIn() {
+      super(HttpVersion.HTTP_1_1, HttpMethod.GET, "/bad-request", Unpooled.EMPTY_BUFFER);
+    }
   }
 
   @Override

@@ -215,7 +215,11 @@ final class H2Stream implements RequestStream, ChannelFutureListener {
       exchange.bodyFailed(new ClientAbortException(0, "the stream closed before the request body ended", null,
           true));
     }
-    if (!done) exchange.streamClosed();
+    if (done) {
+      exchange.streamDone();
+    } else {
+      exchange.streamClosed();
+    }
     FileSender f = file;
     if (f != null) f.release();
   }

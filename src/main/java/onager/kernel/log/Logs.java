@@ -33,7 +33,7 @@ public final class Logs {
   public static final Logger HTTP_CLIENT = logger("onager.client");
 
   /** The logger called {@code name}: SLF4J's, or one that logs to java.util.logging without a provider. */
-  private static Logger logger(String name) {
+  public static Logger logger(String name) {
     return FALLBACK ? new JulLogger(name) : LoggerFactory.getLogger(name);
   }
 }

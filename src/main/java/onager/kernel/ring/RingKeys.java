@@ -23,12 +23,14 @@ public final class RingKeys {
   public static final int CONTENT_LENGTH = 11;
   public static final int CHARACTER_ENCODING = 12;
   public static final int SSL_CLIENT_CERT = 13;
-  public static final int COUNT = 14;
+  /** {@code :onager/request-id}: only a server that makes or takes request ids has it. */
+  public static final int REQUEST_ID = 14;
+  public static final int COUNT = 15;
 
   /** Every key but {@code :ssl-client-cert}, which only TLS has. */
   public static final int PLAIN_HTTP = (1 << SSL_CLIENT_CERT) - 1;
 
-  /** Every key: a request over TLS. */
+  /** Every key but {@code :onager/request-id}: a request over TLS. */
   public static final int TLS = PLAIN_HTTP | 1 << SSL_CLIENT_CERT;
 
   static final Keyword[] KEYWORDS = {
@@ -46,6 +48,7 @@ public final class RingKeys {
     Keyword.intern("content-length"),
     Keyword.intern("character-encoding"),
     Keyword.intern("ssl-client-cert"),
+    Keyword.intern("onager", "request-id"),
   };
 
   private static final Keyword K_URI = KEYWORDS[URI];

@@ -105,6 +105,7 @@ public final class OnagerServer implements Closeable {
       return server;
     } catch (RuntimeException e) {
       dispatcher.shutdownWorkers();
+      dispatcher.closeAccessLog(0);
       if (owns) vertx.close();
       throw e instanceof ExceptionInfo said ? said : ListenFailure.of(config.host, config.port, e);
     }
@@ -234,7 +235,12 @@ public final class OnagerServer implements Closeable {
       await(vertx.undeploy(deploymentId), STEP_TIMEOUT_MS);
     } finally {
       dispatcher.shutdownWorkers();
-      if (ownsVertx) await(vertx.close(), STEP_TIMEOUT_MS);
+      try {
+        if (ownsVertx) await(vertx.close(), STEP_TIMEOUT_MS);
+      } finally {
+        // The exchanges are over: the log gets their last records.
+        dispatcher.closeAccessLog(STEP_TIMEOUT_MS);
+      }
     }
   }
 
