@@ -8,7 +8,8 @@
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [onager.server.access-log :as access-log]
-            [onager.test-support :as ts])
+            [onager.test-support :as ts]
+            [onager.ws-support :as ws])
   (:import [ch.qos.logback.classic Logger]
            [ch.qos.logback.core AppenderBase]
            [java.time ZonedDateTime]
@@ -170,6 +171,17 @@
                                         (Thread/sleep 200)))]
           (deliver release true)
           (is (= "{\"status\":0,\"bytes-sent\":0,\"aborted\":true}" (:message line))))))))
+
+(deftest other-ends
+  (ts/with-server [s (fn [_] {:ring.websocket/listener {}}) {:access-log :common}]
+    (testing "a WebSocket handshake: its 101, when the connection switches"
+      (let [[line] (access-lines 1 #(ws/with-raw [c (ws/handshake s "/ws")]
+                                      (is (str/starts-with? (:response c) "HTTP/1.1 101"))))]
+        (is (= "127.0.0.1 - - [T] \"GET /ws HTTP/1.1\" 101 -" (without-time (:message line))))))
+    (testing "a connection closed in the middle of a request head: what was read, status 0"
+      (let [[line] (access-lines 1 #(with-open [socket (ts/connect s)]
+                                      (ts/send! socket "GET /half HTTP/1.1\r\nHost: x\r\nX-A: 1")))]
+        (is (= "127.0.0.1 - - [T] \"GET /half HTTP/1.1\" 0 -" (without-time (:message line))))))))
 
 (deftest every-handler-mode
   (ts/each-combo [s hello {:access-log {:format :json :fields [:method :uri :status :bytes-sent]}}]
