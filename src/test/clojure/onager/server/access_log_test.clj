@@ -142,7 +142,13 @@
     (let [[line] (access-lines 1 #(shell/sh "curl" "-s" "--http2-prior-knowledge" "--max-time" "30"
                                             (ts/url s "/h2?a=b")))]
       (is (= "127.0.0.1 - - [T] \"GET /h2?a=b HTTP/2.0\" 200 5 \"HTTP/2.0\"" (without-time (:message line))))
-      (is (= "onager-access-log" (:thread line))))))
+      (is (= "onager-access-log" (:thread line)))))
+  (testing "an HTTP/2 stream whose client leaves mid-response: the status sent, aborted"
+    (ts/with-server [s (fn [_] {:status 200 :body (lazy-cat ["first"] (do (Thread/sleep 3000) ["late"]))})
+                     {:access-log {:format :json :fields [:protocol :status :aborted]}}]
+      (let [[line] (access-lines 1 #(shell/sh "curl" "-s" "--http2-prior-knowledge" "--max-time" "1"
+                                              (ts/url s "/slow")))]
+        (is (= "{\"protocol\":\"HTTP/2.0\",\"status\":200,\"aborted\":true}" (:message line)))))))
 
 (deftest refused-requests
   (ts/with-server [s hello {:access-log :common :max-body 10 :max-header-count 5}]
