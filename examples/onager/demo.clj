@@ -32,11 +32,13 @@
                                   [--async] [--static DIR] [--max-body BYTES] [--train]
                                   [--ssl-cert PEM] [--ssl-key PEM] [--ssl-provider jdk|openssl]
                                   [--shutdown-delay-ms MS]
+                                  [--transport auto|epoll|io-uring|nio]
 
   Without --tls-port it listens in clear text only. --ssl-cert and --ssl-key
   give the TLS port that certificate instead of a self-signed one (the
   benchmarks give raw Vert.x and the demo the same), --ssl-provider its TLS
-  implementation (:ssl-provider).
+  implementation (:ssl-provider), --transport its I/O transport (:transport;
+  the line saying where it listens names the one it runs on).
 
   or, from the uberjar `make uberjar` builds, with the same options:
 
@@ -237,7 +239,8 @@
 
 (defn- parse-args [args]
   (loop [opts {:port 8080 :tls-port nil :mode nil :async? false :static nil :max-body nil :train? false
-               :ssl-cert nil :ssl-key nil :ssl-provider nil :shutdown-delay-ms nil}
+               :ssl-cert nil :ssl-key nil :ssl-provider nil :shutdown-delay-ms nil
+               :transport nil}
          [a b & more :as args] args]
     (case a
       nil opts
@@ -246,6 +249,7 @@
       "--ssl-cert" (recur (assoc opts :ssl-cert b) more)
       "--ssl-key" (recur (assoc opts :ssl-key b) more)
       "--ssl-provider" (recur (assoc opts :ssl-provider (keyword b)) more)
+      "--transport" (recur (assoc opts :transport (keyword b)) more)
       "--mode" (recur (assoc opts :mode (keyword b)) more)
       "--static" (recur (assoc opts :static b) more)
       "--max-body" (recur (assoc opts :max-body (parse-long b)) more)
@@ -262,7 +266,8 @@
   ;; a record there too, as examples/logback.xml writes them, unless the command line says.
   (when-not (System/getProperty "java.util.logging.SimpleFormatter.format")
     (System/setProperty "java.util.logging.SimpleFormatter.format" "%1$tT.%1$tL %4$-7s %3$s %5$s%6$s%n"))
-  (let [{:keys [port tls-port mode async? static max-body train? ssl-cert ssl-key ssl-provider shutdown-delay-ms]}
+  (let [{:keys [port tls-port mode async? static max-body train? ssl-cert ssl-key ssl-provider shutdown-delay-ms
+                transport]}
         (parse-args args)
         static (if static (io/file static) "static")
         ;; :shutdown-hook? makes SIGTERM (docker stop, systemctl stop, Ctrl-C) a graceful stop.
@@ -273,8 +278,10 @@
                           max-body (assoc :max-body max-body)
                           tls-port (merge {:ssl-port tls-port}
                                           (if ssl-cert {:ssl-cert ssl-cert :ssl-key ssl-key} (tls/self-signed)))
-                          ssl-provider (assoc :ssl-provider ssl-provider)))
-        how (str " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async") ")")]
+                          ssl-provider (assoc :ssl-provider ssl-provider)
+                          transport (assoc :transport transport)))
+        how (str " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async")
+                 ", transport " (name (server/transport s)) ")")]
     (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/" how))
     (when tls-port
       (println (str "Onager demo listening on https://localhost:" (server/ssl-port s) "/" how

@@ -50,12 +50,18 @@
   \"cannot listen on 127.0.0.1:8080: address already in use\" (data
   {:onager/error :cannot-listen :host :port}), and a TLS certificate, key or
   trust store that cannot be used, naming the option and the file (data
-  {:onager/error :invalid-tls :key :file}). doc/tls.md shows TLS set-ups. The options:"
+  {:onager/error :invalid-tls :key :file}). A :transport that cannot load fails
+  with {:onager/error :transport-unavailable :key :transport :value :cause
+  :artifact}, one that a shared :vertx is not on with :transport-conflict.
+  doc/tls.md shows TLS set-ups, doc/deployment.md transports, SO_REUSEPORT and
+  Unix sockets. The options:"
   ^OnagerServer [handler opts]
   (when-not (ifn? handler)
     (throw (ex-info (str "The handler must be a function or a var, not " (pr-str handler))
                     {:onager/error :invalid-handler :value handler})))
-  (let [validated (options/validate server-options/table opts server-options/foreign)]
+  (let [;; A server on a Unix domain socket listens on no TCP port unless it is given one.
+        opts (cond-> opts (and (map? opts) (:unix-socket opts) (not (contains? opts :port))) (assoc :port nil))
+        validated (options/validate server-options/table opts server-options/foreign)]
     (tls-options/check opts validated)
     (OnagerServer/start handler (config handler validated))))
 
@@ -80,6 +86,12 @@
   was 0; -1 without :ssl-port."
   [^OnagerServer server]
   (.sslPort server))
+
+(defn transport
+  "The Netty transport `server` runs on: :epoll, :io-uring or :nio (:kqueue
+  on a shared Vert.x instance built on it). See the :transport option."
+  [^OnagerServer server]
+  (keyword (.transport server)))
 
 (defn vertx
   "The Vert.x instance `server` runs on: give it to `onager.client/client` as

@@ -71,7 +71,8 @@
       (is (str/includes? doc "clojure.main -m onager.demo"))
       (let [sample {"--port" ["8080"] "--tls-port" ["8443"] "--mode" ["worker"] "--async" [] "--static" ["examples/static"]
                     "--max-body" ["1000"] "--train" [] "--ssl-cert" ["cert.pem"] "--ssl-key" ["key.pem"]
-                    "--ssl-provider" ["openssl"] "--shutdown-delay-ms" ["5000"]}
+                    "--ssl-provider" ["openssl"] "--shutdown-delay-ms" ["5000"]
+                    "--transport" ["nio"]}
             flags (map second (re-seq #"\[(--[a-z-]+)" doc))]
         (is (= (set (keys sample)) (set flags)))
         (doseq [f flags]

@@ -32,10 +32,30 @@
     :doc "Address to listen on; \"0.0.0.0\" is every IPv4 interface, \"127.0.0.1\" only this machine."}
    {:key :port
     :default 8080
+    :default-doc "8080; nil with :unix-socket"
     :valid? #(or (nil? %) ((int-in 0 65535) %))
-    :allowed "an integer from 0 to 65535, or nil with :ssl-port"
+    :allowed "an integer from 0 to 65535, or nil with :ssl-port or :unix-socket"
     :doc (str "TCP port to listen on in clear text; 0 binds a free port, which `onager.server/port` tells. "
-              "nil: none, the server listens on :ssl-port only.")}
+              "nil: none, the server listens on :ssl-port or :unix-socket only.")}
+   {:key :unix-socket
+    :default nil
+    :valid? #(or (nil? %) (and (string? %) (seq %)))
+    :allowed "a file path string, or nil"
+    :doc (str "Path of a Unix domain socket to listen on in clear text (HTTP/1.1, and h2c with :h2c?), as "
+              "behind nginx's proxy_pass http://unix:/run/app.sock. It replaces the TCP :port, unless :port "
+              "is given too. A socket file left at the path by a process that is gone is removed first "
+              "(start fails when a process listens on it, or when the path is not a socket); stop removes "
+              "the file. A request over it has :remote-addr \"unix:\" (the client's socket has no path) and "
+              ":server-port -1. Works on every :transport (NIO through the JDK's Unix domain sockets).")}
+   {:key :reuse-port?
+    :default false
+    :valid? boolean?
+    :allowed "true or false"
+    :doc (str "True: the TCP listening sockets (:port, :ssl-port) are opened with SO_REUSEPORT, so several "
+              "processes can listen on the same port, the kernel spreading new connections over them (one "
+              "process per core, or a new release starting beside the old one). Every socket on the port "
+              "must set it, in processes of the same user. Needs a native transport (epoll or io_uring): "
+              "start refuses it on NIO.")}
    {:key :event-loops
     :default cpus
     :default-doc "number of CPUs"
@@ -277,11 +297,22 @@
               ":onager/request-id in the request map and :request-id in the access log; a request without "
               "a usable one gets an id made by the server. nil: every id is made. With this option or "
               ":access-log the request map has :onager/request-id; with neither it has not, and costs nothing.")}
+   {:key :transport
+    :default :auto
+    :valid? #{:auto :epoll :io-uring :nio}
+    :allowed ":auto, :epoll, :io-uring or :nio"
+    :doc (str "Netty's I/O transport. :auto: epoll on Linux (kqueue on macOS, when its jar is on the class "
+              "path), else NIO. :epoll; :io-uring, which needs io.netty/netty-transport-native-io_uring with "
+              "the platform's classifier on the class path; :nio, the JDK's. One that cannot load fails "
+              "start, saying why. With :vertx the server runs on that instance's transport, and another one "
+              "named here fails start. `onager.server/transport` tells which one runs, as does the start's "
+              "log line.")}
    {:key :vertx
     :default nil
     :valid? #(or (nil? %) (instance? Vertx %))
     :allowed "an io.vertx.core.Vertx instance, or nil"
-    :doc "Run on this Vert.x instance instead of a new one; `stop` then leaves it open."}])
+    :doc (str "Run on this Vert.x instance instead of a new one; `stop` then leaves it open. The server "
+              "runs on the instance's transport (see :transport).")}])
 
 (def table
   "The server options, in the order the docs show them, the WebSocket ones

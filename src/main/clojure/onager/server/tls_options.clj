@@ -155,13 +155,14 @@
 
 (defn check
   "Throws an ex-info (:onager/error :invalid-option) when the validated
-  options `opts` do not fit together: neither :port nor :ssl-port, TLS
+  options `opts` do not fit together: none of :port, :ssl-port and :unix-socket, TLS
   options without :ssl-port, or not exactly one certificate source. `given`
   are the options as the caller gave them."
   [given opts]
   (let [tls-keys (remove #{:ssl-port} (map :key table))]
-    (when (and (nil? (:port opts)) (nil? (:ssl-port opts)))
-      (fail :port nil "Options :port and :ssl-port are both nil: give a port to listen on."))
+    (when (and (nil? (:port opts)) (nil? (:ssl-port opts)) (nil? (:unix-socket opts)))
+      (fail :port nil (str "Options :port and :ssl-port are both nil, and there is no :unix-socket: give a "
+                           "port or a socket to listen on.")))
     (if (nil? (:ssl-port opts))
       (when-let [k (first (filter #(some? (get given %)) tls-keys))]
         (fail k (get given k) (str "Option " k " is a TLS option, and :ssl-port is not given: give :ssl-port "

@@ -52,6 +52,12 @@ public final class ServerConfig {
   public final String requestIdHeader;
   /** A Vert.x instance to share; {@code null} makes the server own one. */
   public final Vertx vertx;
+  /** The Netty transport asked for: "auto", "epoll", "io-uring" or "nio" (the :transport keyword's name). */
+  public final String transport;
+  /** SO_REUSEPORT on the TCP listening sockets. */
+  public final boolean reusePort;
+  /** The Unix domain socket's path the server listens on in clear text; {@code null} for none. */
+  public final String unixSocket;
   /**
    * The fallback writer for body types the kernel does not know:
    * {@code (fn [body response output-stream])}, the user-space protocol dispatch.
@@ -107,6 +113,9 @@ public final class ServerConfig {
     accessLog = AccessFormat.of(options.get(key("access-log")));
     requestIdHeader = (String) options.get(key("request-id-header"));
     vertx = (Vertx) options.get(key("vertx"));
+    transport = ((Keyword) given(options, "transport")).getName();
+    reusePort = flag(options, "reuse-port?");
+    unixSocket = (String) options.get(key("unix-socket"));
     bodyWriter = (IFn) given(options, "body-writer");
     routeModes = (HandlerModes) options.get(key("route-modes"));
     webSocketListener = (IFn) given(options, "websocket-listener");

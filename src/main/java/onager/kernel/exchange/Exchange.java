@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.EventLoop;
+import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -25,6 +26,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.charset.Charset;
 import java.security.cert.X509Certificate;
 import java.util.concurrent.RejectedExecutionException;
@@ -406,11 +408,13 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     return addr;
   }
 
-  // An IP address as text; a domain socket has its path.
+  // An IP address as text; a Unix domain socket's as nginx writes it (its $remote_addr):
+  // "unix:" and the path, which a client's socket seldom has.
   private static String hostAddress(SocketAddress address) {
-    return address instanceof InetSocketAddress inet && inet.getAddress() != null
-        ? inet.getAddress().getHostAddress()
-        : String.valueOf(address);
+    if (address instanceof InetSocketAddress inet && inet.getAddress() != null) return inet.getAddress().getHostAddress();
+    if (address instanceof DomainSocketAddress unix) return "unix:" + unix.path();
+    if (address instanceof UnixDomainSocketAddress unix) return "unix:" + unix.getPath();
+    return String.valueOf(address);
   }
 
   // ---- running the handler ----

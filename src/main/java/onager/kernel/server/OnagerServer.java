@@ -25,10 +25,11 @@ import onager.kernel.http2.Http2Limits;
 import onager.kernel.log.Logs;
 import onager.kernel.tls.CertificateWatch;
 import onager.kernel.tls.Certificates;
+import onager.kernel.vertx.VertxInternals;
 
 /**
  * A running Onager server: one listening Vert.x HTTP server per event loop and
- * listener (clear text, TLS), all handing requests to one {@link Dispatcher}.
+ * listener (clear text, TLS, Unix domain socket), all handing requests to one {@link Dispatcher}.
  * {@link #close} is a graceful stop.
  */
 public final class OnagerServer implements Closeable {
@@ -42,10 +43,13 @@ public final class OnagerServer implements Closeable {
   private final String deploymentId;
   private final List<HttpServer> servers;
   private final List<HttpServer> tlsServers;
+  private final List<HttpServer> socketServers;
   private final Dispatcher dispatcher;
   private final ServerConfig config;
   private final int port;
   private final int sslPort;
+  // "epoll", "io-uring", "nio" (or "kqueue", on a shared instance): the Vert.x instance's.
+  private final String transport;
   // Null without TLS; the watch null unless :ssl-reload-on-change? asks for it.
   private final Certificates certificates;
   private final CertificateWatch watch;
@@ -55,18 +59,20 @@ public final class OnagerServer implements Closeable {
   private volatile Thread shutdownHook;
 
   private OnagerServer(Vertx vertx, boolean ownsVertx, String deploymentId, List<HttpServer> servers,
-                       List<HttpServer> tlsServers, Dispatcher dispatcher, ServerConfig config,
-                       Certificates certificates, ListenSockets listenSockets) {
+                       List<HttpServer> tlsServers, List<HttpServer> socketServers, Dispatcher dispatcher,
+                       ServerConfig config, Certificates certificates, String transport, ListenSockets listenSockets) {
     this.listenSockets = listenSockets;
     this.vertx = vertx;
     this.ownsVertx = ownsVertx;
     this.deploymentId = deploymentId;
     this.servers = servers;
     this.tlsServers = tlsServers;
+    this.socketServers = socketServers;
     this.dispatcher = dispatcher;
     this.config = config;
     this.port = servers.isEmpty() ? -1 : servers.get(0).actualPort();
     this.sslPort = tlsServers.isEmpty() ? -1 : tlsServers.get(0).actualPort();
+    this.transport = transport;
     this.certificates = certificates;
     this.watch = certificates != null && config.tls.reloadOnChange ? CertificateWatch.start(certificates) : null;
   }
@@ -77,29 +83,38 @@ public final class OnagerServer implements Closeable {
    * When it cannot listen (the port is taken, the address is not this
    * machine's), throws an ex-info that says where and why (see {@link ListenFailure});
    * when a TLS certificate, key or trust store cannot be used, one that names
-   * the option and the file.
+   * the option and the file. When the transport asked for cannot load, or does
+   * not fit the options (see {@link Transports}), one that names the option and says why.
    */
   public static OnagerServer start(IFn handler, ServerConfig config) {
     refuseEventLoop("start");
     Certificates certificates = config.tls == null ? null : Certificates.load(config.tls, ConnectionSetup.ALPN);
     boolean owns = config.vertx == null;
-    Vertx vertx = owns ? Vertx.vertx(vertxOptions(config)) : config.vertx;
+    if (!owns) Transports.checkShared(config.vertx, config.transport);
+    Vertx vertx = owns ? Transports.vertx(vertxOptions(config), config.transport) : config.vertx;
+    String transport = VertxInternals.transportName(vertx);
     Dispatcher dispatcher = new Dispatcher(handler, config);
     List<HttpServer> servers = new CopyOnWriteArrayList<>();
     List<HttpServer> tlsServers = new CopyOnWriteArrayList<>();
+    List<HttpServer> socketServers = new CopyOnWriteArrayList<>();
     HttpServerOptions options = serverOptions(config);
     HttpServerOptions tlsOptions = config.tls == null ? null : new HttpServerOptions(options).setPort(config.tls.port);
+    // SO_REUSEPORT is for TCP ports; a socket path is shared by its file.
+    HttpServerOptions socketOptions = config.unixSocket == null ? null : new HttpServerOptions(options).setReusePort(false);
     Http1Limits limits = new Http1Limits(config.maxHeaderCount, config.headerTimeoutMs, config.bodyTimeoutMs,
         config.idleTimeoutMs, dispatcher.serverHeader, config.shutdownTimeoutMs, config.shutdownIdleMs);
     Http2Limits http2 = http2Limits(config);
     ListenSockets listenSockets = new ListenSockets();
     try {
+      if (config.reusePort && transport.equals("nio")) throw Transports.reusePortUnsupported(transport);
+      if (config.unixSocket != null) UnixSockets.clearStale(config.unixSocket);
       String id = await(vertx.deployVerticle(
-          () -> new ServerVerticle(config.port < 0 ? null : options, tlsOptions, certificates, dispatcher, servers,
-              tlsServers, limits, http2, config, listenSockets),
+          () -> new ServerVerticle(config.port < 0 ? null : options, tlsOptions, socketOptions, certificates,
+              dispatcher, servers, tlsServers, socketServers, limits, http2, config, listenSockets),
           new DeploymentOptions().setInstances(config.eventLoops)), STEP_TIMEOUT_MS);
-      OnagerServer server = new OnagerServer(vertx, owns, id, servers, tlsServers, dispatcher, config, certificates,
-          listenSockets);
+      OnagerServer server = new OnagerServer(vertx, owns, id, servers, tlsServers, socketServers, dispatcher, config,
+          certificates, transport, listenSockets);
+      Logs.SERVER.info("listening on {} ({})", server.listeners(), transport);
       if (config.shutdownHook) server.addShutdownHook();
       if (config.health != null) config.health.started();
       return server;
@@ -138,6 +153,7 @@ public final class OnagerServer implements Closeable {
     return new HttpServerOptions()
         .setHost(config.host)
         .setPort(Math.max(config.port, 0))
+        .setReusePort(config.reusePort)
         // Idle connections are the connection's own clock's: it tells a connection waiting
         // for its client from one waiting for a handler, which Vert.x's idle timeout does not.
         .setIdleTimeout(0)
@@ -162,7 +178,7 @@ public final class OnagerServer implements Closeable {
       Logs.SERVER.info("JVM shutting down: stopping {} gracefully", this);
       stop();
       Logs.SERVER.info("stopped {}", this);
-    }, "onager-shutdown-" + (port >= 0 ? port : sslPort));
+    }, "onager-shutdown-" + (port >= 0 ? port : sslPort >= 0 ? sslPort : "unix"));
     shutdownHook = hook;
     Runtime.getRuntime().addShutdownHook(hook);
     TermSignal.acquire();
@@ -179,6 +195,14 @@ public final class OnagerServer implements Closeable {
   /** The port the server listens on with TLS, as {@link #port}; -1 without TLS. */
   public int sslPort() {
     return sslPort;
+  }
+
+  /**
+   * The Netty transport the server runs on: "epoll", "io-uring" or "nio" ("kqueue"
+   * when it shares a Vert.x instance built on it).
+   */
+  public String transport() {
+    return transport;
   }
 
   /**
@@ -227,7 +251,7 @@ public final class OnagerServer implements Closeable {
     try {
       // Stop accepting first; then the connections drain.
       listenSockets.close(STEP_TIMEOUT_MS);
-      List<Future<Void>> shutdowns = Stream.concat(servers.stream(), tlsServers.stream())
+      List<Future<Void>> shutdowns = Stream.of(servers, tlsServers, socketServers).flatMap(List::stream)
           .map(s -> s.shutdown(grace)).toList();
       await(Future.join(shutdowns), config.shutdownTimeoutMs + STEP_TIMEOUT_MS);
       // The WebSockets are closed; their listeners' on-close may still be running.
@@ -240,6 +264,7 @@ public final class OnagerServer implements Closeable {
       } finally {
         // The exchanges are over: the log gets their last records.
         dispatcher.closeAccessLog(STEP_TIMEOUT_MS);
+        if (config.unixSocket != null) UnixSockets.remove(config.unixSocket);
       }
     }
   }
@@ -273,8 +298,14 @@ public final class OnagerServer implements Closeable {
 
   @Override
   public String toString() {
-    return "#<OnagerServer " + config.host + (port >= 0 ? ":" + port : "") + (sslPort >= 0 ? " tls:" + sslPort : "")
-        + (stopped.get() ? " stopped>" : ">");
+    return "#<OnagerServer " + listeners() + (stopped.get() ? " stopped>" : ">");
+  }
+
+  // Where it listens, as in "127.0.0.1:8080 tls:8443 unix:/run/app.sock".
+  private String listeners() {
+    String tcp = (port >= 0 ? ":" + port : "") + (sslPort >= 0 ? " tls:" + sslPort : "");
+    return ((tcp.isEmpty() ? "" : config.host + tcp) + (config.unixSocket != null ? " unix:" + config.unixSocket : ""))
+        .strip();
   }
 
   private static void refuseEventLoop(String what) {

@@ -6,6 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.SocketAddress;
 import java.util.List;
 import java.util.function.Consumer;
 import onager.kernel.exchange.Dispatcher;
@@ -27,13 +28,16 @@ import onager.kernel.vertx.VertxInternals;
 final class ServerVerticle extends VerticleBase {
   private static final PooledByteBufAllocator ARENAS = arenaAllocator(PooledByteBufAllocator.DEFAULT);
 
-  // Null when there is no clear-text listener; the TLS listener's and its certificates, null without TLS.
+  // Null when there is no clear-text listener; the TLS listener's and its certificates, null without TLS;
+  // the Unix domain socket's (config.unixSocket), null without one.
   private final HttpServerOptions options;
   private final HttpServerOptions tlsOptions;
+  private final HttpServerOptions socketOptions;
   private final Certificates certificates;
   private final Dispatcher dispatcher;
   private final List<HttpServer> servers;
   private final List<HttpServer> tlsServers;
+  private final List<HttpServer> socketServers;
   private final Http1Limits limits;
   private final Http2Limits http2;
   private final ServerConfig config;
@@ -42,15 +46,18 @@ final class ServerVerticle extends VerticleBase {
   private RequestTimeouts timeouts;
   private HttpDate.Ticker dates;
 
-  ServerVerticle(HttpServerOptions options, HttpServerOptions tlsOptions, Certificates certificates,
-                 Dispatcher dispatcher, List<HttpServer> servers, List<HttpServer> tlsServers, Http1Limits limits,
-                 Http2Limits http2, ServerConfig config, ListenSockets listenSockets) {
+  ServerVerticle(HttpServerOptions options, HttpServerOptions tlsOptions, HttpServerOptions socketOptions,
+                 Certificates certificates, Dispatcher dispatcher, List<HttpServer> servers,
+                 List<HttpServer> tlsServers, List<HttpServer> socketServers, Http1Limits limits, Http2Limits http2,
+                 ServerConfig config, ListenSockets listenSockets) {
     this.options = options;
     this.tlsOptions = tlsOptions;
+    this.socketOptions = socketOptions;
     this.certificates = certificates;
     this.dispatcher = dispatcher;
     this.servers = servers;
     this.tlsServers = tlsServers;
+    this.socketServers = socketServers;
     this.limits = limits;
     this.http2 = http2;
     this.config = config;
@@ -65,15 +72,19 @@ final class ServerVerticle extends VerticleBase {
     timeouts = t;
     dates = HttpDate.tickOn(loop);
     VirtualStarts starts = new VirtualStarts(loop, dispatcher.virtualThreads);
-    HttpServerOptions any = options != null ? options : tlsOptions;
+    HttpServerOptions any = options != null ? options : tlsOptions != null ? tlsOptions : socketOptions;
     ConnectionSetup setup = new ConnectionSetup(any.getHttp1Config(), limits, dispatcher, starts, t, certificates,
         limits.headerTimeoutMs(), http2, config.h2c, config.h2cUpgrade);
-    Future<?> clear = options == null ? Future.succeededFuture() : listen(options, servers, setup::clearText);
-    Future<?> tls = tlsOptions == null ? Future.succeededFuture() : listen(tlsOptions, tlsServers, setup::tls);
-    return Future.all(clear, tls);
+    Future<?> clear = options == null ? Future.succeededFuture() : listen(options, null, servers, setup::clearText);
+    Future<?> tls = tlsOptions == null ? Future.succeededFuture() : listen(tlsOptions, null, tlsServers, setup::tls);
+    // The socket's connections are clear text, on the same path as the TCP port's (HTTP/1.1, h2c).
+    Future<?> socket = socketOptions == null ? Future.succeededFuture()
+        : listen(socketOptions, config.unixSocket, socketServers, setup::clearText);
+    return Future.all(clear, tls, socket);
   }
 
-  private Future<HttpServer> listen(HttpServerOptions on, List<HttpServer> into,
+  // Listens on the options' host and port, or on the Unix domain socket at socketPath when it is not null.
+  private Future<HttpServer> listen(HttpServerOptions on, String socketPath, List<HttpServer> into,
                                     Consumer<Channel> setup) {
     HttpServer server = vertx.createHttpServer(on)
         .connectionHandler(connection -> {
@@ -89,6 +100,10 @@ final class ServerVerticle extends VerticleBase {
         // Vert.x listens only with a request handler; its connections never reach it (see Http1Pipeline).
         .requestHandler(request -> request.connection().close());
     into.add(server);
+    if (socketPath != null) {
+      return server.listen(SocketAddress.domainSocketAddress(socketPath))
+          .recover(e -> Future.failedFuture(ListenFailure.ofSocket(socketPath, ListenFailure.reason(e), e)));
+    }
     return server.listen().recover(e -> Future.failedFuture(ListenFailure.of(on.getHost(), on.getPort(), e)));
   }
 

@@ -45,6 +45,21 @@ public final class VertxInternals {
     return ((VertxInternal) vertx).createEventLoopContext();
   }
 
+  /**
+   * The name of the Netty transport {@code vertx} runs on, from its implementation's
+   * class: "epoll", "io-uring", "kqueue" or "nio" (Vert.x tells only whether it is native).
+   */
+  public static String transportName(Vertx vertx) {
+    String name = ((VertxInternal) vertx).transport().getClass().getSimpleName();
+    return switch (name) {
+      case "EpollTransport" -> "epoll";
+      case "IoUringTransport" -> "io-uring";
+      case "KQueueTransport" -> "kqueue";
+      case "NioTransport" -> "nio";
+      default -> name;
+    };
+  }
+
   /** The channel under a socket a Vert.x NetClient connected, its TLS and proxy handshakes done. */
   public static Channel channel(NetSocket socket) {
     return ((NetSocketInternal) socket).channelHandlerContext().channel();
