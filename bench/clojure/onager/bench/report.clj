@@ -67,6 +67,17 @@
 
 ;; ---- the throughput report ----
 
+(defn- transport-line
+  "Which Netty transport each server ran on, as it said at start (ring-jetty
+  says none)."
+  [data]
+  (let [seen (into [] (comp (mapcat :servers) (filter :transport) (map (juxt :id :transport)) (distinct))
+                   (:scenarios data))]
+    (str "- **Transports:** "
+         (if (seq seen)
+           (str/join " · " (for [[id t] seen] (str id " " t)))
+           "not said"))))
+
 (defn- with-id
   "The entry of `entries` (scenarios or servers) whose :id is `id`, or nil."
   [entries id]
@@ -156,7 +167,8 @@
     ["# Onager benchmark: throughput, latency, CPU and allocation per request"
      ""]
     (stamp-lines data "benchmark")
-    [""
+    [(transport-line data)
+     ""
      "Every ratio is the server's figure divided by raw Vert.x's in the same round, then the median"
      "(min–max) of those ratios; req/s and CPU are medians (min–max) of the runs. CPU µs/req is the"
      "server JVM's user + system time (all its threads: event loops, GC, JIT) from /proc/PID/stat over"

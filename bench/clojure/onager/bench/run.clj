@@ -106,7 +106,8 @@
                                           (tls/launch-opts scenario tls-files)))]
           (swap! handles conj h)
           (let [ms (servers/await-ready h 120000)]
-            (log (format "   started %-18s pid %d in %.0f ms" (:id s) (:pid h) ms)))))
+            (log (format "   started %-26s pid %d in %.0f ms%s" (:id s) (:pid h) ms
+                         (if-let [t (servers/transport h)] (str ", transport " t) ""))))))
       ;; On one core a JVM is still compiling 20 s into its load (raw Vert.x's 1 MiB
       ;; download, 5 s windows: 3039 req/s from its 5th second, 3884 from its 30th):
       ;; without this, each server's first round measured how soon its JIT settled.
@@ -119,7 +120,7 @@
                         (fn [acc h]
                           (let [r (measure h scenario opts)
                                 id (:id (:server h))]
-                            (log (format "   round %d/%d %-18s %10s req/s  p99 %7s ms  %6s µs CPU/req (user %5s)  %8s B/req%s"
+                            (log (format "   round %d/%d %-26s %10s req/s  p99 %7s ms  %6s µs CPU/req (user %5s)  %8s B/req%s"
                                          round runs id (fmt (:rps r) 0)
                                          (fmt (some-> (get-in r [:latency_us :p99]) (/ 1000.0)) 2)
                                          (fmt (:cpu-us r) 2) (fmt (:user-us r) 2) (fmt (:alloc-bytes r) 0)
@@ -130,7 +131,8 @@
         (assoc (select-keys scenario [:id :label :doc :path :connections :depth :upload :streams :tool :ws-mode :tls :close?])
                :servers (summarise (for [h @handles
                                          :let [s (:server h)]]
-                                     {:id (:id s) :label (:label s) :runs (results (:id s))}))))
+                                     {:id (:id s) :label (:label s) :transport (servers/transport h)
+                                      :runs (results (:id s))}))))
       (finally
         (run! servers/stop @handles)))))
 

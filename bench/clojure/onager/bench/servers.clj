@@ -18,7 +18,8 @@
   it (the harness adds --port); `:classpath` says what it needs beyond the
   project's class path, or (:uberjar) that the demo's uberjar replaces it. A
   `:memory-only?` server is measured by the memory benchmark only. A `:floor?` server is no contender but a lower bound,
-  measured by the memory benchmark only."
+  measured by the memory benchmark only. An `:on-demand?` server runs only when SERVER names it: the same
+  server on another transport than the default's (epoll on Linux), for the transport comparison."
   [{:id "vertx" :label "raw Vert.x 5 (Java)"
     :main "onager.bench.vertx.RawVertx" :args [] :classpath :raw}
    {:id "onager-virtual" :label "Onager :virtual (default)"
@@ -29,6 +30,16 @@
     :main "clojure.main" :args ["-m" "onager.demo" "--mode" "worker"] :classpath :onager}
    {:id "onager-async" :label "Onager async (3-arity, :event-loop)"
     :main "clojure.main" :args ["-m" "onager.demo" "--async"] :classpath :onager}
+   {:id "onager-event-loop-nio" :label "Onager :event-loop on NIO"
+    :main "clojure.main" :args ["-m" "onager.demo" "--mode" "event-loop" "--transport" "nio"] :classpath :onager
+    :on-demand? true}
+   {:id "onager-event-loop-io-uring" :label "Onager :event-loop on io_uring"
+    :main "clojure.main" :args ["-m" "onager.demo" "--mode" "event-loop" "--transport" "io-uring"]
+    :classpath :onager :on-demand? true}
+   {:id "vertx-nio" :label "raw Vert.x 5 (Java) on NIO"
+    :main "onager.bench.vertx.RawVertx" :args ["--transport" "nio"] :classpath :raw :on-demand? true}
+   {:id "vertx-io-uring" :label "raw Vert.x 5 (Java) on io_uring"
+    :main "onager.bench.vertx.RawVertx" :args ["--transport" "io-uring"] :classpath :raw :on-demand? true}
    {:id "ring-jetty" :label "ring-jetty-adapter 1.8"
     :main "clojure.main" :args ["-m" "onager.bench.jetty"] :classpath :peer}
    {:id "clojure-floor" :label "floor: Clojure from source, then raw Vert.x"
@@ -37,10 +48,10 @@
     :main "onager.kernel.launch.Launcher" :args [] :classpath :uberjar :memory-only? true}])
 
 (def contenders
-  "The servers of the throughput benchmark: the table without its floors, and
+  "The servers of the throughput benchmark: the table without its floors,
   without the uberjar, whose code is the default mode's (it is there for its
-  start-up and heap)."
-  (filterv #(not (or (:floor? %) (:memory-only? %))) table))
+  start-up and heap), and without the servers run on demand only."
+  (filterv #(not (or (:floor? %) (:memory-only? %) (:on-demand? %))) table))
 
 (def baseline-id "The server every figure is a ratio to." "vertx")
 
@@ -194,6 +205,15 @@
                  (.start))]
     {:server server :port port :ssl-port ssl-port :process p :pid (.pid p) :started-ns started
      :answers answers :reader reader :err-log err :out-log out :command cmd}))
+
+(defn transport
+  "The transport the server says it runs on in the line saying where it listens
+  (\"transport epoll\"), as the demo and raw Vert.x print it; nil when it says
+  none (ring-jetty)."
+  [handle]
+  (let [f ^File (:out-log handle)]
+    (when (.exists f)
+      (second (re-find #"transport ([a-z_-]+)" (slurp f))))))
 
 (defn alive?
   "True while the server's JVM runs."

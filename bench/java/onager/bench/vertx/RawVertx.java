@@ -22,6 +22,7 @@ import io.vertx.core.net.JdkSSLEngineOptions;
 import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.SSLEngineOptions;
+import io.vertx.core.transport.Transport;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,8 +57,14 @@ import java.util.zip.CRC32;
  *   /sse/clock        server-sent events every interval-ms (1000), numbered from 1
  * </pre>
  *
+ * <p>{@code --transport} picks Netty's transport as Onager's :transport option does:
+ * {@code auto} (the default) is Vert.x's native transport when it loads (epoll on
+ * Linux), else NIO; {@code epoll}, {@code io-uring} and {@code nio} that one, or
+ * it fails. The line saying where it listens names the transport it runs on.
+ *
  * Run: {@code java -cp CLASSPATH onager.bench.vertx.RawVertx [--port 8080]
- *   [--tls-port 8443 --ssl-cert cert.pem --ssl-key key.pem [--ssl-provider jdk|openssl]]}
+ *   [--tls-port 8443 --ssl-cert cert.pem --ssl-key key.pem [--ssl-provider jdk|openssl]]
+ *   [--transport auto|epoll|io-uring|nio]}
  */
 public final class RawVertx extends VerticleBase implements Handler<HttpServerRequest> {
   private static final CharSequence CONTENT_TYPE = HttpHeaders.createOptimized("content-type");
@@ -103,14 +110,18 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
     this.config = config;
   }
 
-  /** The command line: ports, and the TLS port's certificate, key and provider (sslPort 0: none). */
-  record Config(int port, int sslPort, String cert, String key, String provider) {
+  /**
+   * The command line: ports, the TLS port's certificate, key and provider (sslPort 0: none),
+   * and the transport.
+   */
+  record Config(int port, int sslPort, String cert, String key, String provider, String transport) {
     static Config parse(String[] args) {
       int port = 8080;
       int sslPort = 0;
       String cert = null;
       String key = null;
       String provider = "jdk";
+      String transport = "auto";
       for (int i = 0; i + 1 < args.length; i += 2) {
         String v = args[i + 1];
         switch (args[i]) {
@@ -119,6 +130,7 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
           case "--ssl-cert" -> cert = v;
           case "--ssl-key" -> key = v;
           case "--ssl-provider" -> provider = v;
+          case "--transport" -> transport = v;
           default -> throw new IllegalArgumentException("unknown argument " + args[i]);
         }
       }
@@ -126,7 +138,24 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
       if (sslPort != 0 && (cert == null || key == null)) {
         throw new IllegalArgumentException("--tls-port needs --ssl-cert and --ssl-key");
       }
-      return new Config(port, sslPort, cert, key, provider);
+      return new Config(port, sslPort, cert, key, provider, transport);
+    }
+
+    /** The transport --transport names; one that cannot load fails with Netty's reason. */
+    Transport vertxTransport() {
+      Transport best = Transport.nativeTransport();
+      Transport t = switch (transport) {
+        case "auto" -> best != null && best.available() ? best : Transport.NIO;
+        case "epoll" -> Transport.EPOLL;
+        case "io-uring" -> Transport.IO_URING;
+        case "nio" -> Transport.NIO;
+        default -> throw new IllegalArgumentException("--transport is auto, epoll, io-uring or nio, not " + transport);
+      };
+      if (t == null || !t.available()) {
+        throw new IllegalStateException("--transport " + transport + " cannot be used here"
+            + (t == null ? ": its jar is not on the class path" : ": " + t.unavailabilityCause()));
+      }
+      return t;
     }
 
     SSLEngineOptions engine() {
@@ -326,15 +355,16 @@ public final class RawVertx extends VerticleBase implements Handler<HttpServerRe
   public static void main(String[] args) {
     Config config = Config.parse(args);
     int loops = Runtime.getRuntime().availableProcessors();
-    Vertx vertx = Vertx.vertx(new VertxOptions()
-        .setEventLoopPoolSize(loops)
-        .setPreferNativeTransport(true)
-        .setDisableTCCL(true));
+    Transport transport = config.vertxTransport();
+    Vertx vertx = Vertx.builder()
+        .with(new VertxOptions().setEventLoopPoolSize(loops).setDisableTCCL(true))
+        .withTransport(transport)
+        .build();
     vertx.deployVerticle(() -> new RawVertx(config), new DeploymentOptions().setInstances(loops))
         .toCompletionStage().toCompletableFuture().join();
     System.out.println("raw Vert.x listening on http://127.0.0.1:" + config.port() + "/"
         + (config.sslPort() == 0 ? "" : " and https://127.0.0.1:" + config.sslPort() + "/ (" + config.provider() + ")")
-        + " (" + loops + " event loops, native " + vertx.isNativeTransportEnabled() + ")");
+        + " (" + loops + " event loops, transport " + transport.name().replace('_', '-') + ")");
     System.out.flush();
   }
 }
