@@ -53,6 +53,8 @@
    [:shutdown-idle-ms "1s" "integer from 0"]
    [:health {:checks {}} "a health object made by onager.health/health"]
    [:shutdown-hook? "yes" "true or false"]
+   [:access-log :apache "nil, :common, :combined, :json, or a map"]
+   [:request-id-header "cookie" "nil or a header name (a token) other than authorization"]
    [:server-header "bad\r\nheader" "printable ASCII"]
    [:server-header "" "printable ASCII"]
    [:transport :kqueue ":auto, :epoll, :io-uring or :nio"]

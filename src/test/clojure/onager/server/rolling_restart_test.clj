@@ -19,26 +19,20 @@
 
 (set! *warn-on-reflection* true)
 
-(defn- nginx-config [^File dir port upstreams]
+(defn- nginx-config
+  "examples/deploy/nginx.conf, the one doc/deployment.md shows, on the test's
+  ports, with its files in `dir`."
+  [^File dir port [a b]]
   (let [d (.getAbsolutePath dir)]
-    (str "daemon off;\nmaster_process off;\npid " d "/nginx.pid;\nerror_log " d "/error.log;\n"
-         "events { worker_connections 1024; }\n"
-         "http {\n  access_log off;\n"
-         (str/join (for [t ["client_body" "proxy" "fastcgi" "uwsgi" "scgi"]]
-                     (str "  " t "_temp_path " d "/" t ";\n")))
-         ;; As doc/deployment.md's example: keep-alive connections to the upstreams, and
-         ;; nginx's default retry policy (proxy_next_upstream error timeout, max_fails 1). A
-         ;; demo that refuses a connection is left out for fail_timeout, which the deploy
-         ;; waits out before it restarts the next.
-         "  upstream app {\n"
-         (str/join (for [p upstreams] (str "    server 127.0.0.1:" p " fail_timeout=2s;\n")))
-         ;; Room for more idle connections than wrk's 32 callers: with less, nginx closes and
-         ;; opens connections all along (hundreds a second here), and a connection it opens as
-         ;; a demo closes its listening socket is reset by the kernel, its request lost.
-         "    keepalive 128;\n  }\n"
-         "  server {\n    listen 127.0.0.1:" port ";\n"
-         "    location / {\n      proxy_pass http://app;\n      proxy_http_version 1.1;\n"
-         "      proxy_set_header Connection \"\";\n    }\n  }\n}\n")))
+    (-> (slurp "examples/deploy/nginx.conf")
+        (str/replace "events {}" (str "daemon off;\nmaster_process off;\npid " d "/nginx.pid;\n"
+                                      "error_log " d "/error.log;\nevents {}"))
+        (str/replace "http {" (str "http {\n    access_log off;\n"
+                                   (str/join (for [t ["client_body" "proxy" "fastcgi" "uwsgi" "scgi"]]
+                                               (str "    " t "_temp_path " d "/" t ";\n")))))
+        (str/replace "127.0.0.1:8081" (str "127.0.0.1:" a))
+        (str/replace "127.0.0.1:8082" (str "127.0.0.1:" b))
+        (str/replace "listen 8080;" (str "listen 127.0.0.1:" port ";")))))
 
 (defn- start-nginx [^File dir port upstreams]
   (let [conf (io/file dir "nginx.conf")]
@@ -94,7 +88,7 @@
             restarts (vec (for [i (range 2)]
                             (let [r (restart (nth @demos i) (nth ports i))]
                               (swap! demos assoc i (:next r))
-                              ;; Both serve (nginx's fail_timeout over) before the next one goes.
+                              ;; Both serve (nginx's fail_timeout, 2 s, over) before the next one goes.
                               (Thread/sleep 3000)
                               r)))]
         (shell/sh "kill" "-INT" (str (.pid wrk)))
