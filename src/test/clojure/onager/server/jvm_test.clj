@@ -92,3 +92,15 @@
           (is (= 0 (.exitValue process))))
         (finally (jvm/stop demo)))
       (is (empty? (jvm/leaks demo)) "Netty reported no leak"))))
+
+(deftest sigterm-exits-0-only-while-a-hooked-server-runs
+  (doseq [[args exit why] [[[] 0 "a server with :shutdown-hook? runs: SIGTERM drains it and exits 0"]
+                           [["stop-first"] 143 "its stop gave SIGTERM back to the JVM: 143 (128 + 15)"]]]
+    (testing why
+      (let [app (apply jvm/start [] 'onager.signal-app args)
+            ^Process process (:process app)]
+        (try
+          (is (zero? (:exit (shell/sh "kill" "-TERM" (str (.pid process))))))
+          (is (.waitFor process 30 TimeUnit/SECONDS))
+          (is (= exit (.exitValue process)) (jvm/log-text app))
+          (finally (jvm/stop app)))))))
