@@ -10,6 +10,8 @@
                   itself would not say it well (e.g. \"number of CPUs\")
     :valid?       predicate on a given value
     :allowed      what :valid? accepts, in words, for error messages and docs
+    :explain      optional: a function of a value :valid? refuses that says what
+                  in it is wrong (say, which entry of a collection), for the message
     :doc          what the option does"
   (:require [clojure.string :as str]))
 
@@ -72,9 +74,11 @@
   [table m foreign noun]
   (let [specs (by-key table)]
     (some (fn [[k v]]
-            (if-let [{:keys [valid? allowed]} (specs k)]
+            (if-let [{:keys [valid? allowed explain]} (specs k)]
               (when-not (valid? v)
-                {:message (str "invalid " noun " " k " " (pr-str v) ": expected " allowed ".")
+                {:message (str "invalid " noun " " k " " (pr-str v) ": "
+                               (when-let [why (and explain (explain v))] (str why "; "))
+                               "expected " allowed ".")
                  :data {:onager/error :invalid-option :key k :value v :allowed allowed}})
               (let [known (mapv :key table)]
                 {:message (str "unknown " noun " " (pr-str k) " (value " (pr-str v) ")."

@@ -8,7 +8,8 @@
             [onager.server.ws-options :as ws-options])
   (:import [io.vertx.core Vertx]
            [onager.kernel.config HandlerMode HandlerModes]
-           [onager.kernel.server LifecycleListener]))
+           [onager.kernel.server LifecycleListener]
+           [onager.kernel.proxy TrustedProxies]))
 
 (set! *warn-on-reflection* true)
 
@@ -273,6 +274,16 @@
     :allowed "an integer from 1 to 2147483647"
     :doc (str "Most SETTINGS, PING and PRIORITY frames an HTTP/2 client may send in a second; beyond, the "
               "connection is cut with GOAWAY ENHANCE_YOUR_CALM (SETTINGS, PING and PRIORITY floods).")}
+   {:key :trusted-proxies
+    :default nil
+    :valid? #(nil? (TrustedProxies/problem %))
+    :explain #(TrustedProxies/problem %)
+    :allowed "a collection of IP address and CIDR range strings (IPv4 or IPv6), or nil"
+    :doc (str "The proxies (load balancers, reverse proxies) whose Forwarded (RFC 7239) and X-Forwarded-For, "
+              "-Proto, -Host and -Port headers the request map believes, as [\"127.0.0.1\" \"10.0.0.0/8\" \"::1\"]: "
+              "on a connection from one of them, :remote-addr, :scheme, :server-name and :server-port are what "
+              "the headers say; from anyone else the headers are only headers. nil: nobody is trusted. "
+              "See doc/deployment.md, \"Behind a proxy\".")}
    {:key :server-header
     :default "Onager"
     :valid? #(or (nil? %) (false? %)

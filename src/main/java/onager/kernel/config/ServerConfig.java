@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
 import onager.kernel.log.AccessFormat;
+import onager.kernel.proxy.TrustedProxies;
 import onager.kernel.server.LifecycleListener;
 import onager.kernel.websocket.WebSocketLimits;
 
@@ -84,6 +85,8 @@ public final class ServerConfig {
   public final int http2MaxEmptyDataFrames;
   public final int http2MaxQueuedControlFrames;
   public final int http2MaxControlFramesPerSecond;
+  /** The peers whose Forwarded and X-Forwarded-* headers count; null: nobody's. */
+  public final TrustedProxies trustedProxies;
 
   private ServerConfig(Map<?, ?> options) {
     host = (String) given(options, "host");
@@ -139,6 +142,7 @@ public final class ServerConfig {
     http2MaxEmptyDataFrames = integer(options, "http2-max-empty-data-frames");
     http2MaxQueuedControlFrames = integer(options, "http2-max-queued-control-frames");
     http2MaxControlFramesPerSecond = integer(options, "http2-max-control-frames-per-second");
+    trustedProxies = TrustedProxies.of((Collection<?>) options.get(key("trusted-proxies")));
     if (handlerMode == null) throw new IllegalArgumentException("ServerConfig: :handler-mode names no mode");
   }
 

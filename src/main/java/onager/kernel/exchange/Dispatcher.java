@@ -18,6 +18,7 @@ import onager.kernel.config.HandlerMode;
 import onager.kernel.config.HandlerModes;
 import onager.kernel.config.ServerConfig;
 import onager.kernel.log.AccessLog;
+import onager.kernel.proxy.TrustedProxies;
 import onager.kernel.request.InflatingBody;
 import onager.kernel.websocket.OpenSockets;
 import onager.kernel.websocket.WebSocketLimits;
@@ -51,6 +52,8 @@ public final class Dispatcher {
   final AccessLog accessLog;
   /** Makes or takes the request ids; null when neither :access-log nor :request-id-header asks for them. */
   final RequestIds requestIds;
+  /** Whose forwarding headers the request map believes; null, nobody's: the socket alone tells. */
+  final TrustedProxies trustedProxies;
 
   public Dispatcher(IFn handler, ServerConfig config) {
     this.handler = handler;
@@ -65,6 +68,7 @@ public final class Dispatcher {
     this.bodyWriter = config.bodyWriter;
     this.webSockets = config.webSockets;
     this.webSocketListener = config.webSocketListener;
+    this.trustedProxies = config.trustedProxies;
     // Route modes may ask for the pool; it starts no thread until a request needs one.
     this.workers = mode == HandlerMode.WORKER || routeModes != null ? workerPool(config.workerThreads) : null;
     this.accessLog = config.accessLog == null ? null : new AccessLog(config.accessLog);

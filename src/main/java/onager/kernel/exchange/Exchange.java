@@ -38,6 +38,7 @@ import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.log.AccessLog;
 import onager.kernel.log.AccessRecord;
 import onager.kernel.log.Logs;
+import onager.kernel.proxy.Forwarded;
 import onager.kernel.request.BodyFlow;
 import onager.kernel.request.BodyTooLargeException;
 import onager.kernel.request.BufferedBody;
@@ -156,6 +157,9 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   private long bytesSent;
   private boolean recorded;
   private boolean lineUnread;
+
+  // What a trusted proxy's headers say; read only with :trusted-proxies, on the first value they decide.
+  private Forwarded forwarded;
 
   /**
    * @param keepAlive the request lets the connection carry another after it
@@ -312,6 +316,10 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
 
   @Override
   public int serverPort() {
+    if (server.trustedProxies != null) {
+      int port = forwarded().port;
+      if (port > 0) return port;
+    }
     return stream.channel().localAddress() instanceof InetSocketAddress inet ? inet.getPort() : -1;
   }
 
@@ -333,6 +341,15 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   @Override
   public boolean secure() {
     return stream.secure();
+  }
+
+  @Override
+  public Keyword scheme() {
+    if (server.trustedProxies != null) {
+      Boolean secure = forwarded().secure;
+      if (secure != null) return secure ? RequestValues.HTTPS : RequestValues.HTTP;
+    }
+    return stream.secure() ? RequestValues.HTTPS : RequestValues.HTTP;
   }
 
   @Override
@@ -391,7 +408,8 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   public String serverName() {
     String name = serverName;
     if (name == null) {
-      name = RequestValues.namedHost(request.uri(), request.headers().get(HttpHeaderNames.HOST));
+      if (server.trustedProxies != null) name = forwarded().host;
+      if (name == null) name = RequestValues.namedHost(request.uri(), request.headers().get(HttpHeaderNames.HOST));
       if (name == null) name = hostAddress(stream.channel().localAddress());
       serverName = name;
     }
@@ -402,10 +420,26 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   public String remoteAddr() {
     String addr = remoteAddr;
     if (addr == null) {
-      addr = hostAddress(stream.channel().remoteAddress());
+      if (server.trustedProxies != null) addr = forwarded().address;
+      if (addr == null) addr = hostAddress(peer());
       remoteAddr = addr;
     }
     return addr;
+  }
+
+  // The connection's other end: the client, or the proxy in front.
+  private SocketAddress peer() {
+    return stream.channel().remoteAddress();
+  }
+
+  // Racing threads work out equal values.
+  private Forwarded forwarded() {
+    Forwarded f = forwarded;
+    if (f == null) {
+      f = Forwarded.of(server.trustedProxies, peer(), request.headers(), stream.secure());
+      forwarded = f;
+    }
+    return f;
   }
 
   // An IP address as text; a Unix domain socket's as nginx writes it (its $remote_addr):

@@ -26,6 +26,9 @@ interface RequestFields extends RequestSource {
 
   boolean secure();
 
+  /** :scheme, a keyword: the socket's, or what a trusted proxy says. */
+  Keyword scheme();
+
   X509Certificate sslClientCert();
 
   Keyword requestMethod();
@@ -59,7 +62,7 @@ interface RequestFields extends RequestSource {
       case RingKeys.REMOTE_ADDR -> remoteAddr();
       case RingKeys.URI -> uri();
       case RingKeys.QUERY_STRING -> queryString();
-      case RingKeys.SCHEME -> secure() ? RequestValues.HTTPS : RequestValues.HTTP;
+      case RingKeys.SCHEME -> scheme();
       case RingKeys.REQUEST_METHOD -> requestMethod();
       case RingKeys.PROTOCOL -> protocol();
       case RingKeys.HEADERS -> headers();
