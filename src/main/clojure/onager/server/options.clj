@@ -284,6 +284,15 @@
               "on a connection from one of them, :remote-addr, :scheme, :server-name and :server-port are what "
               "the headers say; from anyone else the headers are only headers. nil: nobody is trusted. "
               "See doc/deployment.md, \"Behind a proxy\".")}
+   {:key :proxy-protocol?
+    :default false
+    :valid? boolean?
+    :allowed "true or false"
+    :doc (str "True: every connection, on both listeners, begins with a PROXY protocol header (v1 or v2, as "
+              "HAProxy's send-proxy and send-proxy-v2 write; before the TLS handshake on :ssl-port), whose "
+              "source address is then :remote-addr; one without a valid header within :header-timeout-ms is "
+              "closed. Needs io.netty/netty-codec-haproxy on the class path. Only behind a proxy that sends it: "
+              "any client could otherwise say who it is.")}
    {:key :server-header
     :default "Onager"
     :valid? #(or (nil? %) (false? %)

@@ -87,6 +87,8 @@ public final class ServerConfig {
   public final int http2MaxControlFramesPerSecond;
   /** The peers whose Forwarded and X-Forwarded-* headers count; null: nobody's. */
   public final TrustedProxies trustedProxies;
+  /** Each connection begins with a PROXY protocol header. */
+  public final boolean proxyProtocol;
 
   private ServerConfig(Map<?, ?> options) {
     host = (String) given(options, "host");
@@ -143,6 +145,7 @@ public final class ServerConfig {
     http2MaxQueuedControlFrames = integer(options, "http2-max-queued-control-frames");
     http2MaxControlFramesPerSecond = integer(options, "http2-max-control-frames-per-second");
     trustedProxies = TrustedProxies.of((Collection<?>) options.get(key("trusted-proxies")));
+    proxyProtocol = flag(options, "proxy-protocol?");
     if (handlerMode == null) throw new IllegalArgumentException("ServerConfig: :handler-mode names no mode");
   }
 

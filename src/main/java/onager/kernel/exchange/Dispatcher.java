@@ -54,6 +54,8 @@ public final class Dispatcher {
   final RequestIds requestIds;
   /** Whose forwarding headers the request map believes; null, nobody's: the socket alone tells. */
   final TrustedProxies trustedProxies;
+  /** Connections begin with a PROXY header, whose address is their peer's. */
+  final boolean proxyProtocol;
 
   public Dispatcher(IFn handler, ServerConfig config) {
     this.handler = handler;
@@ -69,6 +71,7 @@ public final class Dispatcher {
     this.webSockets = config.webSockets;
     this.webSocketListener = config.webSocketListener;
     this.trustedProxies = config.trustedProxies;
+    this.proxyProtocol = config.proxyProtocol;
     // Route modes may ask for the pool; it starts no thread until a request needs one.
     this.workers = mode == HandlerMode.WORKER || routeModes != null ? workerPool(config.workerThreads) : null;
     this.accessLog = config.accessLog == null ? null : new AccessLog(config.accessLog);

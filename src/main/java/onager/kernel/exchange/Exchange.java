@@ -39,6 +39,7 @@ import onager.kernel.log.AccessLog;
 import onager.kernel.log.AccessRecord;
 import onager.kernel.log.Logs;
 import onager.kernel.proxy.Forwarded;
+import onager.kernel.proxy.ProxyProtocol;
 import onager.kernel.request.BodyFlow;
 import onager.kernel.request.BodyTooLargeException;
 import onager.kernel.request.BufferedBody;
@@ -427,9 +428,10 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     return addr;
   }
 
-  // The connection's other end: the client, or the proxy in front.
+  // The connection's other end: the client, or the proxy in front, or whom a PROXY header names.
   private SocketAddress peer() {
-    return stream.channel().remoteAddress();
+    Channel channel = stream.channel();
+    return server.proxyProtocol ? ProxyProtocol.peer(channel) : channel.remoteAddress();
   }
 
   // Racing threads work out equal values.

@@ -23,6 +23,7 @@ import onager.kernel.exchange.Dispatcher;
 import onager.kernel.http1.Http1Limits;
 import onager.kernel.http2.Http2Limits;
 import onager.kernel.log.Logs;
+import onager.kernel.proxy.ProxyProtocol;
 import onager.kernel.tls.CertificateWatch;
 import onager.kernel.tls.Certificates;
 import onager.kernel.vertx.VertxInternals;
@@ -88,6 +89,7 @@ public final class OnagerServer implements Closeable {
    */
   public static OnagerServer start(IFn handler, ServerConfig config) {
     refuseEventLoop("start");
+    if (config.proxyProtocol) ProxyProtocol.requireDecoder();
     Certificates certificates = config.tls == null ? null : Certificates.load(config.tls, ConnectionSetup.ALPN);
     boolean owns = config.vertx == null;
     if (!owns) Transports.checkShared(config.vertx, config.transport);

@@ -15,6 +15,7 @@ import onager.kernel.config.ServerConfig;
 import onager.kernel.http1.Http1Limits;
 import onager.kernel.http2.Http2Limits;
 import onager.kernel.limits.RequestTimeouts;
+import onager.kernel.proxy.ProxyProtocol;
 import onager.kernel.response.HttpDate;
 import onager.kernel.tls.Certificates;
 import onager.kernel.vertx.VertxInternals;
@@ -43,6 +44,8 @@ final class ServerVerticle extends VerticleBase {
   private final ServerConfig config;
   private final ListenSockets listenSockets;
   private final long requestTimeoutMs;
+  private final boolean proxyProtocol;
+  private final long headerTimeoutMs;
   private RequestTimeouts timeouts;
   private HttpDate.Ticker dates;
 
@@ -63,6 +66,8 @@ final class ServerVerticle extends VerticleBase {
     this.config = config;
     this.listenSockets = listenSockets;
     this.requestTimeoutMs = config.requestTimeoutMs;
+    this.proxyProtocol = config.proxyProtocol;
+    this.headerTimeoutMs = config.headerTimeoutMs;
   }
 
   @Override
@@ -96,6 +101,8 @@ final class ServerVerticle extends VerticleBase {
           // where the arena allocator reuses them.
           if (ARENAS != null) channel.config().setAllocator(ARENAS);
           setup.accept(channel);
+          // In front of all Onager installed, so that what follows the header in its read reaches it.
+          if (proxyProtocol) ProxyProtocol.expectHeader(channel, headerTimeoutMs);
         })
         // Vert.x listens only with a request handler; its connections never reach it (see Http1Pipeline).
         .requestHandler(request -> request.connection().close());
