@@ -36,16 +36,23 @@
    :doc (str "GET /plaintext over HTTPS with Connection: close, a new TLS connection (" (name tls)
              ") per request, 32 at a time")})
 
+(def ^:private transport-servers
+  "The servers on other transports than the default's, which the plaintext
+  scenarios also run: epoll against NIO and io_uring, for Onager and raw Vert.x."
+  #{"onager-event-loop-nio" "onager-event-loop-io-uring" "vertx-nio" "vertx-io-uring"})
+
 (def scenarios
   "Every scenario, in report order. `:skip` names servers the scenario says
   nothing about (a blocking handler on the event loop stalls the loop by
-  design); `:only`, when there, the servers it is run on. `:tool` is :wrk
+  design); `:only`, when there, the servers it is run on; `:also`, the servers
+  run on demand (servers/table) that a whole run gives it too. `:tool` is :wrk
   (the default), :h2load, :ws (onager.bench.ws.WsLoad in its `:ws-mode`) or
   :sse (onager.bench.sse.SseLoad); `:tls` the TLS provider (:jdk or :openssl) of a
   scenario on the TLS port; `:close?` sends Connection: close."
-  [{:id "plaintext" :label "plaintext" :path "/plaintext" :connections 64
+  [{:id "plaintext" :label "plaintext" :path "/plaintext" :connections 64 :also transport-servers
     :doc "GET /plaintext, 13 bytes, 64 connections, no pipelining"}
    {:id "pipelined" :label "plaintext, pipelined ×16" :path "/plaintext" :connections 64 :depth 16
+    :also transport-servers
     :doc "the same, 16 requests per write (TechEmpower's pipeline.lua)"}
    {:id "json" :label "JSON" :path "/json" :connections 64
     :doc "GET /json, {\"message\":\"Hello, World!\"} serialised per request with Jackson"}

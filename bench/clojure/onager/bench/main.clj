@@ -93,13 +93,16 @@
   "Runs the throughput benchmark and writes its report."
   [opts]
   (let [picked-scenarios (pick (:scenarios opts) load/scenarios load/by-id "scenario")
-        picked (pick (:servers opts) servers/contenders servers/by-id "server")
+        ;; Without SERVER, the servers run on demand that the scenarios ask for come too.
+        picked (if (seq (:servers opts))
+                 (pick (:servers opts) servers/contenders servers/by-id "server")
+                 (into servers/contenders (map servers/by-id) (sort (set (mapcat :also picked-scenarios)))))
         server-defs (cond-> (vec (distinct (cons (servers/by-id servers/baseline-id) picked)))
                       (:base opts) (servers/with-base (:base opts)))
         complete? (and (empty? (:scenarios opts)) (empty? (:servers opts)) (nil? (:base opts)))
         dir (out-dir "bench")
         [scenario-defs s] (with-tls picked-scenarios
-                            (assoc (settings opts) :log-dir dir
+                            (assoc (settings opts) :log-dir dir :servers-named? (boolean (seq (:servers opts)))
                                    :jvm-flags (vec (concat servers/jvm-flags (servers/heap-flags nil)
                                                            (:extra-flags opts))))
                             dir)

@@ -91,9 +91,11 @@
   "Runs `scenario` on `server-defs` (the baseline among them): starts them
   all, loads each for `settle` seconds, makes `runs` rounds, stops them.
   Returns the scenario with its servers' runs and summaries."
-  [scenario server-defs {:keys [runs settle wrk cpus log-dir extra-flags tls-files] :as opts}]
+  [scenario server-defs {:keys [runs settle wrk cpus log-dir extra-flags tls-files servers-named?] :as opts}]
   (let [only (:only scenario)
         defs (remove #(or (contains? (:skip scenario) (:id %))
+                          ;; A server run on demand goes where SERVER or the scenario's :also sends it.
+                          (and (:on-demand? %) (not servers-named?) (not (contains? (:also scenario) (:id %))))
                           ;; A server run on another commit's kernel (id@sha) goes where its own goes.
                           (and only (not (only (first (str/split (:id %) #"@"))))))
                      server-defs)

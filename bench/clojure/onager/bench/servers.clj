@@ -18,8 +18,9 @@
   it (the harness adds --port); `:classpath` says what it needs beyond the
   project's class path, or (:uberjar) that the demo's uberjar replaces it. A
   `:memory-only?` server is measured by the memory benchmark only. A `:floor?` server is no contender but a lower bound,
-  measured by the memory benchmark only. An `:on-demand?` server runs only when SERVER names it: the same
-  server on another transport than the default's (epoll on Linux), for the transport comparison."
+  measured by the memory benchmark only. An `:on-demand?` server runs only when SERVER names it, or in a
+  whole run in the scenarios whose `:also` names it: the same server on another transport than the
+  default's (epoll on Linux), for the transport comparison."
   [{:id "vertx" :label "raw Vert.x 5 (Java)"
     :main "onager.bench.vertx.RawVertx" :args [] :classpath :raw}
    {:id "onager-virtual" :label "Onager :virtual (default)"
