@@ -4,6 +4,7 @@
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [onager.demo :as demo]
+            [onager.health :as health]
             [onager.test-support :as ts])
   (:import [java.util.zip CRC32]))
 
@@ -38,6 +39,10 @@
       (is (= "chunked" (ts/header (get "/stream?n=3") "transfer-encoding")))
       (is (= "abcdefghijklmnopqrstuvwxyzabcd" (:body (get "/download?size=30"))))
       (is (= "abcdefghijklmnopqrstuvwxyzabcd" (:body (get "/download?size=30&as=seq"))))
+      (testing "the health probes the deployment examples poll"
+        (is (= [200 "{\"status\":\"up\",\"checks\":{}}"] ((juxt :status :body) (get "/health/live"))))
+        ;; Readiness is the demo's -main's: 503 while the last server it ran is stopped.
+        (is (= (if (health/ready? demo/health) 200 503) (:status (get "/health/ready")))))
       (is (= 404 (:status (get "/nothing-here")))))
     (testing "/echo streams the body back with its content type"
       (let [r (ts/request (ts/url s "/echo") {:method :post :body "echo me" :headers {"Content-Type" "text/x-test"}})]
@@ -77,3 +82,9 @@
         (is (= (set (keys sample)) (set flags)))
         (doseq [f flags]
           (is (map? (#'demo/parse-args (cons f (sample f)))) f))))))
+
+(deftest the-deployment-examples-poll-the-demo's-probes
+  (doseq [f ["examples/deploy/kubernetes.yaml" "examples/deploy/haproxy.cfg"]]
+    (let [paths (set (re-seq #"/health/[a-z]+" (slurp f)))]
+      (is (seq paths) f)
+      (is (every? #{"/health/live" "/health/ready"} paths) f))))
