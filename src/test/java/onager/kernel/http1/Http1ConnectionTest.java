@@ -132,7 +132,12 @@ final class Http1ConnectionTest {
     for (String timeout : new String[] {"idle", "header", "body", "request", "shutdown"}) {
       m.put(Keyword.intern(timeout + "-timeout-ms"), 0L);
     }
+    m.put(Keyword.intern("shutdown-delay-ms"), 0L);
+    m.put(Keyword.intern("shutdown-idle-ms"), 0L);
     m.put(Keyword.intern("shutdown-hook?"), false);
+    m.put(Keyword.intern("transport"), Keyword.intern("auto"));
+    m.put(Keyword.intern("reuse-port?"), false);
+    m.put(Keyword.intern("proxy-protocol?"), false);
     m.put(Keyword.intern("h2c?"), false);
     m.put(Keyword.intern("h2c-upgrade?"), false);
     for (String limit : new String[] {"max-concurrent-streams", "initial-window-size", "connection-window-size",
