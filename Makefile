@@ -83,7 +83,7 @@ repl: $(CP_FILE) $(TEST_CP_FILE)
 # an earlier run are removed first, so that the summary counts this run's alone.
 test:
 	@scripts/install-tools test
-	@rm -rf target/surefire-reports target/failsafe-reports
+	@rm -rf target/surefire-reports target/failsafe-reports target/test-times.tsv
 	@$(SHELL_FLAGS) rc=0; \
 	$(MVN) verify $(if $(NS),-Dclojure.test.ns=$(NS) -Dtest=ClojureSuiteTest -DskipITs) 2>&1 | $(STRIP) || rc=$$?; \
 	scripts/test-summary; exit $$rc

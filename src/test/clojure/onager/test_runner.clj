@@ -1,10 +1,22 @@
 (ns onager.test-runner
   "Runs one clojure.test namespace and reports each deftest's outcome, for the
   JUnit bridge (src/test/java/onager/kernel/ClojureSuiteTest.java)."
-  (:require [clojure.string :as str]
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
             [clojure.test :as t]))
 
 (set! *warn-on-reflection* true)
+
+(def ^:private times
+  "Where each deftest's time goes, a line \"ms<TAB>namespace/name\" each: what
+  keeps the suite within its time budget is measured, not guessed."
+  (io/file "target/test-times.tsv"))
+
+(defn- record-time [{:keys [var ^long started]}]
+  (let [ms (quot (- (System/nanoTime) started) 1000000)
+        {:keys [ns name]} (meta var)]
+    (locking times
+      (spit times (str ms "\t" (ns-name ns) "/" name "\n") :append true))))
 
 (defn run-ns
   "Runs the tests of `ns-sym` (fixtures included) and returns, in order, one
@@ -28,9 +40,10 @@
                      (swap! orphans conj text))))]
     (binding [t/report (fn [m]
                          (case (:type m)
-                           :begin-test-var (reset! current {:var (:var m) :assertions 0 :failures [] :skips []})
+                           :begin-test-var (reset! current {:var (:var m) :assertions 0 :failures [] :skips []
+                                                            :started (System/nanoTime)})
                            :skip (swap! current update :skips conj (:message m))
-                           :end-test-var (do (swap! outcomes conj @current) (reset! current nil))
+                           :end-test-var (do (record-time @current) (swap! outcomes conj @current) (reset! current nil))
                            :pass (swap! current update :assertions inc)
                            (:fail :error) (record m)
                            nil))]
