@@ -96,7 +96,7 @@
                                    #(reset! stopping (future (server/stop s))))]
       (testing "stop says how long it serves on"
         (is (seq (ts/logged records :logger "onager.server" :level :info
-                            :message #"stops in 1500 ms \(:shutdown-delay-ms\)"))
+                            :message #"stopping on 127.0.0.1:\d+ in 1500 ms \(:shutdown-delay-ms\)"))
             (ts/messages records)))
       (Thread/sleep 200)
       (testing "during :shutdown-delay-ms readiness is 503, liveness 200, and requests are served"

@@ -279,7 +279,8 @@ public final class OnagerServer implements Closeable {
   // The server answers as before while load balancers learn from the readiness check that it goes.
   private void delay() {
     if (config.shutdownDelayMs == 0) return;
-    Logs.SERVER.info("{} stops in {} ms (:shutdown-delay-ms)", this, config.shutdownDelayMs);
+    Logs.SERVER.info("stopping on {} in {} ms (:shutdown-delay-ms): serving on while readiness fails", listeners(),
+        config.shutdownDelayMs);
     try {
       Thread.sleep(config.shutdownDelayMs);
     } catch (InterruptedException e) {
