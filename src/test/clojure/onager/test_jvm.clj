@@ -15,14 +15,16 @@
 
 (defn- launch
   "Starts `main-ns`'s -main with `args` in a new JVM with `jvm-opts` and this
-  JVM's class path, its output going to a temporary file: {:process :log}."
+  JVM's class path (or the one `jvm-opts` give with \"-cp\"), its output going to
+  a temporary file: {:process :log}."
   [jvm-opts main-ns args]
   (let [java (-> (ProcessHandle/current) .info .command .get)
         log (File/createTempFile "onager-jvm" ".log")
         ;; The demo's logging (examples/logback.xml, on the test class path): what such a JVM
         ;; logs goes to its output, where the tests read it, not to the tests' log file.
         command (concat [java "--enable-native-access=ALL-UNNAMED" "-Dlogback.configurationFile=logback.xml"] jvm-opts
-                        ["-cp" (System/getProperty "java.class.path") "clojure.main" "-m" (str main-ns)]
+                        (when-not (some #{"-cp"} jvm-opts) ["-cp" (System/getProperty "java.class.path")])
+                        ["clojure.main" "-m" (str main-ns)]
                         args)
         process (-> (ProcessBuilder. ^java.util.List (vec command))
                     (.redirectErrorStream true)

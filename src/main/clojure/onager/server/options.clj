@@ -17,6 +17,14 @@
 
 (def ^:private max-int Integer/MAX_VALUE)
 
+(defn- meter-registry?
+  "True when `x` is a Micrometer MeterRegistry, found by its classes' names: a
+  class literal would load Micrometer (an optional dependency) with this
+  namespace, even when no server asks for metrics."
+  [x]
+  (boolean (some #(= "io.micrometer.core.instrument.MeterRegistry" (.getName ^Class %))
+                 (take-while some? (iterate #(.getSuperclass ^Class %) (class x))))))
+
 (def handler-mode-spec
   "What a :handler-mode takes, here and in the router's options and route data:
   the keyword of a mode of HandlerMode, which maps each to the kernel's mode."
@@ -317,6 +325,28 @@
               ":onager/request-id in the request map and :request-id in the access log; a request without "
               "a usable one gets an id made by the server. nil: every id is made. With this option or "
               ":access-log the request map has :onager/request-id; with neither it has not, and costs nothing.")}
+   {:key :metrics
+    :default nil
+    :valid? #(or (nil? %) (meter-registry? %))
+    :allowed "an io.micrometer.core.instrument.MeterRegistry (io.micrometer/micrometer-core), or nil"
+    :doc (str "A Micrometer MeterRegistry the server's meters go to: requests timed by route template, "
+              "method and status (http.server.requests), requests active, connections, bytes, refusals by "
+              "limit, WebSockets, virtual threads, event-loop delay, and the JVM's. "
+              "`onager.metrics/prometheus-registry` makes one, `onager.metrics/prometheus-handler` serves it "
+              "to Prometheus. Needs io.micrometer/micrometer-core (and micrometer-registry-prometheus for "
+              "Prometheus) on the class path; nil: off, and no Micrometer class is loaded. See doc/metrics.md.")}
+   {:key :metrics-histogram?
+    :default false
+    :valid? boolean?
+    :allowed "true or false"
+    :doc (str "True: http.server.requests publishes a percentile histogram (Prometheus buckets, for "
+              "histogram_quantile), about 70 more time series per route, method and status.")}
+   {:key :metrics-jvm?
+    :default true
+    :valid? boolean?
+    :allowed "true or false"
+    :doc (str "With :metrics, also bind Micrometer's JVM meters (memory, GC, threads, class loading, "
+              "CPU) and Netty's pooled allocator's. false when the application binds its own.")}
    {:key :transport
     :default :auto
     :valid? #{:auto :epoll :io-uring :nio}

@@ -51,6 +51,15 @@ public final class ServerConfig {
   public final AccessFormat accessLog;
   /** The request header a request's id is taken from; {@code null}: ids are made. */
   public final String requestIdHeader;
+  /**
+   * The {@code io.micrometer.core.instrument.MeterRegistry} the server's meters go to; {@code null}: no
+   * metrics. An Object, so that reading the options loads no Micrometer class.
+   */
+  public final Object metrics;
+  /** The request timer publishes a percentile histogram. */
+  public final boolean metricsHistogram;
+  /** The JVM's and Netty's allocator meters are bound too. */
+  public final boolean metricsJvm;
   /** A Vert.x instance to share; {@code null} makes the server own one. */
   public final Vertx vertx;
   /** The Netty transport asked for: "auto", "epoll", "io-uring" or "nio" (the :transport keyword's name). */
@@ -117,6 +126,9 @@ public final class ServerConfig {
     serverHeader = options.get(key("server-header")) instanceof String s ? s : null;
     accessLog = AccessFormat.of(options.get(key("access-log")));
     requestIdHeader = (String) options.get(key("request-id-header"));
+    metrics = options.get(key("metrics"));
+    metricsHistogram = flag(options, "metrics-histogram?");
+    metricsJvm = flag(options, "metrics-jvm?");
     vertx = (Vertx) options.get(key("vertx"));
     transport = ((Keyword) given(options, "transport")).getName();
     reusePort = flag(options, "reuse-port?");

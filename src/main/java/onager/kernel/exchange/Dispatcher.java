@@ -18,6 +18,7 @@ import onager.kernel.config.HandlerMode;
 import onager.kernel.config.HandlerModes;
 import onager.kernel.config.ServerConfig;
 import onager.kernel.log.AccessLog;
+import onager.kernel.metrics.ServerMetrics;
 import onager.kernel.proxy.TrustedProxies;
 import onager.kernel.request.InflatingBody;
 import onager.kernel.websocket.OpenSockets;
@@ -45,8 +46,8 @@ public final class Dispatcher {
   public final WebSocketLimits webSockets;
   final IFn webSocketListener;
   /** The WebSockets whose on-close has not run yet, which a stopping server waits for. */
-  public final OpenSockets openSockets = new OpenSockets();
-  public final ThreadFactory virtualThreads = Thread.ofVirtual().name("onager-vt").factory();
+  public final OpenSockets openSockets;
+  public final ThreadFactory virtualThreads;
   final ExecutorService workers;
   /** Where finished exchanges are logged; null when :access-log is off. */
   final AccessLog accessLog;
@@ -56,6 +57,10 @@ public final class Dispatcher {
   final TrustedProxies trustedProxies;
   /** Connections begin with a PROXY header, whose address is their peer's. */
   final boolean proxyProtocol;
+  /** The server's meters; null when :metrics is off (then no Micrometer class is loaded). */
+  public final ServerMetrics metrics;
+  /** An exchange notes when it started and what went out: the access log or the meters want it. */
+  final boolean recording;
 
   public Dispatcher(IFn handler, ServerConfig config) {
     this.handler = handler;
@@ -77,6 +82,19 @@ public final class Dispatcher {
     this.accessLog = config.accessLog == null ? null : new AccessLog(config.accessLog);
     this.requestIds = config.accessLog == null && config.requestIdHeader == null ? null
         : new RequestIds(config.requestIdHeader);
+    ServerMetrics m = config.metrics == null ? null
+        : new ServerMetrics(config.metrics, config.metricsHistogram, config.metricsJvm);
+    this.metrics = m;
+    this.recording = accessLog != null || m != null;
+    ThreadFactory virtual = Thread.ofVirtual().name("onager-vt").factory();
+    if (m == null) {
+      this.openSockets = new OpenSockets();
+      this.virtualThreads = virtual;
+    } else {
+      this.openSockets = new OpenSockets(m);
+      this.virtualThreads = m.countStarts(virtual);
+      m.gaugeWebSockets(openSockets);
+    }
   }
 
   private static ExecutorService workerPool(int threads) {
@@ -123,6 +141,7 @@ public final class Dispatcher {
    * {@code x} may run. On the event loop.
    */
   public boolean admit(Exchange x) {
+    if (metrics != null) x.countActive();
     if (x.request.uri().length() > maxUriLength) {
       x.refuse(414, "URI longer than :max-uri-length");
       return false;
@@ -274,6 +293,11 @@ public final class Dispatcher {
   /** Writes the access log's last records and ends its thread, waiting at most {@code timeoutMs}. */
   public void closeAccessLog(long timeoutMs) {
     if (accessLog != null) accessLog.close(timeoutMs);
+  }
+
+  /** Removes the server's meters from the registry, when :metrics is on. */
+  public void closeMetrics() {
+    if (metrics != null) metrics.close();
   }
 
   /** Lets the worker threads end once their handlers return. */

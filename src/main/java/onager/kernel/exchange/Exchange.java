@@ -38,6 +38,8 @@ import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.log.AccessLog;
 import onager.kernel.log.AccessRecord;
 import onager.kernel.log.Logs;
+import onager.kernel.metrics.Refusals;
+import onager.kernel.metrics.ServerMetrics;
 import onager.kernel.proxy.Forwarded;
 import onager.kernel.proxy.ProxyProtocol;
 import onager.kernel.request.BodyFlow;
@@ -151,13 +153,19 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   // Set once, through REQUEST_ID: two ids made for one request would differ.
   private volatile String requestId;
 
-  // For the access log, when it is on: when the request arrived, what of the answer went out.
+  // For the access log and the meters, when either is on: when the request arrived, what of
+  // the answer went out.
   private long startMillis;
   private long startNanos;
   private int sentStatus;
   private long bytesSent;
   private boolean recorded;
   private boolean lineUnread;
+  // For the meters: the request counts as active until recorded; the template of the route
+  // that took it, and of the mount it went through, if any.
+  private boolean active;
+  private String route;
+  private String mountedAt;
 
   // What a trusted proxy's headers say; read only with :trusted-proxies, on the first value they decide.
   private Forwarded forwarded;
@@ -176,10 +184,16 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     this.hasBody = hasBody;
     this.starts = starts;
     this.timeouts = timeouts;
-    if (server.accessLog != null) {
+    if (server.recording) {
       startNanos = System.nanoTime();
       startMillis = System.currentTimeMillis();
     }
+  }
+
+  /** The request counts among the active ones until it is recorded. On the event loop. */
+  void countActive() {
+    active = true;
+    server.metrics.requestStarted();
   }
 
   /** The request as decoded. */
@@ -223,7 +237,14 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     Logs.HANDLER.warn("handler for {} {} answered nothing within :request-timeout-ms ({} ms); the client got 503",
         request.method(), request.uri(), timeoutMs);
     closeAfter = true;
+    refused(Refusals.REQUEST_TIMEOUT);
     publishError(503);
+  }
+
+  // The server refuses the request itself: the meters count why.
+  private void refused(int reason) {
+    ServerMetrics m = server.metrics;
+    if (m != null) m.refused(reason);
   }
 
   // ---- the request body ----
@@ -265,12 +286,14 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
       Logs.CLIENT.debug("413: the body of {} {} is over :max-body", request.method(), request.uri());
       b.discard();
       closeAfter = true;
+      refused(Refusals.BODY_TOO_LARGE);
       publishError(413);
     } else if (HeapPressure.over(server.lowMemoryPercent) && claim()) {
       Logs.SERVER.warn("503: live objects may fill {}% of the heap, over :low-memory-percent;"
           + " the body of {} {} is not received further", HeapPressure.percent(), request.method(), request.uri());
       b.discard();
       closeAfter = true;
+      refused(Refusals.LOW_MEMORY);
       publishError(503);
       HeapPressure.requestCollection();
     }
@@ -387,6 +410,24 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
       if (id == null) id = made;
     }
     return id;
+  }
+
+  /**
+   * A router's route took the request: {@code template} is its path as the route
+   * table wrote it, {@code mount} true for a mount (whose handler may route the rest
+   * again). Any thread that runs the handler, before it answers.
+   */
+  @Override
+  public void routed(String template, boolean mount) {
+    if (server.metrics == null) return;
+    String outer = mountedAt;
+    String full = outer == null ? template : outer + template;
+    if (mount) {
+      mountedAt = full;
+      route = full + "/*";
+    } else {
+      route = full;
+    }
   }
 
   @Override
@@ -516,7 +557,11 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   /** A handler threw, or an async handler called {@code raise}; any thread. */
   void fail(Throwable cause) {
     if (claim()) {
-      publishError(Failures.report(request, cause));
+      int status = Failures.report(request, cause);
+      // The body the handler read was over :max-body, or the heap nearly full.
+      if (status == 413) refused(Refusals.BODY_TOO_LARGE);
+      if (status == 503) refused(Refusals.LOW_MEMORY);
+      publishError(status);
     } else {
       Failures.reportLate(request, cause);
     }
@@ -532,6 +577,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
       Logs.CLIENT.debug("{}: {} ({} {})", status, why, request.method(), request.uri());
     }
     closeAfter = true;
+    refused(Refusals.ofStatus(status));
     publishError(status);
   }
 
@@ -542,7 +588,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     HttpResponse a = answer;
     if (a != null) {
       answer = null;
-      if (server.accessLog != null) {
+      if (server.recording) {
         sentStatus = a.status().code();
         if (a instanceof FullHttpResponse full) bytesSent = full.content().readableBytes();
       }
@@ -622,13 +668,22 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     record(true);
   }
 
-  // The access log's record of this exchange, once: the response went out whole, or not.
+  // The exchange is finished, once: the response went out whole, or not. The access log
+  // records it, the meters time it.
   private void record(boolean aborted) {
-    AccessLog log = server.accessLog;
-    if (log == null || recorded) return;
+    if (recorded || !server.recording) return;
     recorded = true;
-    log.add(new AccessRecord(lineUnread ? null : request, remoteAddr(), sentStatus, bytesSent, startMillis,
-        System.nanoTime() - startNanos, requestId(), aborted));
+    long nanos = System.nanoTime() - startNanos;
+    ServerMetrics m = server.metrics;
+    if (m != null) {
+      if (active) m.requestEnded();
+      m.requestFinished(route, request.method(), sentStatus, nanos);
+    }
+    AccessLog log = server.accessLog;
+    if (log != null) {
+      log.add(new AccessRecord(lineUnread ? null : request, remoteAddr(), sentStatus, bytesSent, startMillis,
+          nanos, requestId(), aborted));
+    }
   }
 
   // The connection ends after this response: the server decided so, or the connection drains
@@ -896,7 +951,10 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
         stream.abort(this);
         record(true);
       } else {
-        if (tooLarge) closeAfter = true;
+        if (tooLarge) {
+          closeAfter = true;
+          refused(Refusals.BODY_TOO_LARGE);
+        }
         publishError(status);
       }
     });

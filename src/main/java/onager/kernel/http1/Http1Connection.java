@@ -38,6 +38,7 @@ import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.log.Logs;
 import onager.kernel.request.ClientAbortException;
 import onager.kernel.response.Responses;
+import onager.kernel.metrics.Refusals;
 import onager.kernel.vertx.VertxInternals;
 import onager.kernel.websocket.WebSocketPipeline;
 import onager.kernel.websocket.WebSocketSwitch;
@@ -586,6 +587,7 @@ public final class Http1Connection extends ChannelDuplexHandler implements Reque
   /** Answers a request head that could not arrive, then closes. */
   void refuseHead(int status, String why) {
     if (Logs.CLIENT.isDebugEnabled()) Logs.CLIENT.debug("{} to {}: {}", status, ctx.channel().remoteAddress(), why);
+    if (server.metrics != null) server.metrics.refused(Refusals.HEADER_TIMEOUT);
     input = Input.CLOSED;
     ctx.write(Responses.error(status, HttpVersion.HTTP_1_1, true, serverHeader), ctx.voidPromise());
     unflushed = true;

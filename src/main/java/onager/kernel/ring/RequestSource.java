@@ -11,4 +11,11 @@ public interface RequestSource {
 
   /** The {@link RingKeys} bit set of the keys this request has. */
   int presentKeys();
+
+  /**
+   * A router's route took the request ({@code template} its path as written;
+   * {@code mount} a mount, whose handler may route the rest of the path): for
+   * the meters, which tag a request by its route. Nothing by default.
+   */
+  default void routed(String template, boolean mount) {}
 }

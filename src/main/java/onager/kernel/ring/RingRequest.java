@@ -29,6 +29,11 @@ public final class RingRequest extends APersistentMap implements IObj {
   private final IPersistentMap extra;
   private final IPersistentMap meta;
 
+  /** Tells the request's source that a router's route took it (see {@link RequestSource#routed}). */
+  public void routed(String template, boolean mount) {
+    source.routed(template, mount);
+  }
+
   public RingRequest(RequestSource source) {
     this(source, source.presentKeys(), PersistentArrayMap.EMPTY, null);
   }

@@ -8,6 +8,7 @@ import clojure.lang.PersistentArrayMap;
 import java.util.Map;
 import onager.kernel.config.HandlerMode;
 import onager.kernel.config.HandlerModes;
+import onager.kernel.ring.RingRequest;
 
 /**
  * A compiled route table, as a Ring handler with both arities. It matches the
@@ -71,6 +72,7 @@ public final class Router extends AFn implements HandlerModes {
       if (method == Methods.OPTIONS) return route.options;
       return notAllowed == null ? route.notAllowed : route.withAllow(notAllowed.invoke(req));
     }
+    if (req instanceof RingRequest r) r.routed(e.path, e.kind != Endpoint.ROUTE);
     Object response = e.handler.invoke(e.prepare(req, path, bounds));
     return response == null && e.kind != Endpoint.ROUTE ? notFound(req) : response;
   }
@@ -98,6 +100,7 @@ public final class Router extends AFn implements HandlerModes {
       if (notAllowed == null) return ((IFn) respond).invoke(route.notAllowed);
       return notAllowed.invoke(req, new WithAllow(route, (IFn) respond), raise);
     }
+    if (req instanceof RingRequest r) r.routed(e.path, e.kind != Endpoint.ROUTE);
     Object answer = e.kind == Endpoint.ROUTE ? respond : new OrNotFound(this, req, (IFn) respond, raise);
     return e.handler.invoke(e.prepare(req, path, bounds), answer, raise);
   }

@@ -123,6 +123,7 @@ public final class OnagerServer implements Closeable {
     } catch (RuntimeException e) {
       dispatcher.shutdownWorkers();
       dispatcher.closeAccessLog(0);
+      dispatcher.closeMetrics();
       if (owns) vertx.close();
       throw e instanceof ExceptionInfo said ? said : ListenFailure.of(config.host, config.port, e);
     }
@@ -266,6 +267,8 @@ public final class OnagerServer implements Closeable {
       } finally {
         // The exchanges are over: the log gets their last records.
         dispatcher.closeAccessLog(STEP_TIMEOUT_MS);
+        // A server started again on the registry registers its meters anew.
+        dispatcher.closeMetrics();
         if (config.unixSocket != null) UnixSockets.remove(config.unixSocket);
       }
     }

@@ -10,6 +10,7 @@ import io.vertx.core.net.SocketAddress;
 import java.util.List;
 import java.util.function.Consumer;
 import onager.kernel.exchange.Dispatcher;
+import onager.kernel.metrics.LoopDelay;
 import onager.kernel.exchange.VirtualStarts;
 import onager.kernel.config.ServerConfig;
 import onager.kernel.http1.Http1Limits;
@@ -48,6 +49,8 @@ final class ServerVerticle extends VerticleBase {
   private final long headerTimeoutMs;
   private RequestTimeouts timeouts;
   private HttpDate.Ticker dates;
+  // Times the loop's delays when :metrics is on; else null.
+  private LoopDelay delay;
 
   ServerVerticle(HttpServerOptions options, HttpServerOptions tlsOptions, HttpServerOptions socketOptions,
                  Certificates certificates, Dispatcher dispatcher, List<HttpServer> servers,
@@ -76,6 +79,7 @@ final class ServerVerticle extends VerticleBase {
     RequestTimeouts t = requestTimeoutMs > 0 ? new RequestTimeouts(loop, requestTimeoutMs) : null;
     timeouts = t;
     dates = HttpDate.tickOn(loop);
+    if (dispatcher.metrics != null) delay = dispatcher.metrics.watch(loop);
     VirtualStarts starts = new VirtualStarts(loop, dispatcher.virtualThreads);
     HttpServerOptions any = options != null ? options : tlsOptions != null ? tlsOptions : socketOptions;
     ConnectionSetup setup = new ConnectionSetup(any.getHttp1Config(), limits, dispatcher, starts, t, certificates,
@@ -95,6 +99,7 @@ final class ServerVerticle extends VerticleBase {
         .connectionHandler(connection -> {
           var channel = VertxInternals.channel(connection);
           listenSockets.accepted(channel);
+          if (dispatcher.metrics != null) dispatcher.metrics.connectionOpened(channel);
           // Request bodies hold the buffers they are read into until the handler takes them,
           // and response bodies are made ahead into pooled buffers: the adaptive allocator
           // Netty uses by default frees and maps its chunks again under that, in page faults,
@@ -128,6 +133,7 @@ final class ServerVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     if (timeouts != null) timeouts.close();
+    if (delay != null) delay.close();
     dates.close();
     return Future.succeededFuture();
   }

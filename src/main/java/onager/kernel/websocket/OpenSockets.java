@@ -13,6 +13,27 @@ public final class OpenSockets {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition none = lock.newCondition();
   private int open;
+  /** Told of the sockets' messages; null when no one counts them. */
+  final MessageMeter messages;
+
+  public OpenSockets() {
+    this(null);
+  }
+
+  /** @param messages told of the sockets' messages, or null */
+  public OpenSockets(MessageMeter messages) {
+    this.messages = messages;
+  }
+
+  /** How many sockets have had on-open and not yet on-close. */
+  public int count() {
+    lock.lock();
+    try {
+      return open;
+    } finally {
+      lock.unlock();
+    }
+  }
 
   void opened() {
     lock.lock();

@@ -224,16 +224,19 @@ public final class WebSocket {
   private WebSocketFrame frame(Object message) {
     boolean onLoop = channel.eventLoop().inEventLoop();
     if (message instanceof CharSequence text) {
+      connection.messageSent(true);
       return new TextWebSocketFrame(onLoop ? ByteBufUtil.writeUtf8(channel.alloc(), text)
           : Unpooled.wrappedBuffer(text.toString().getBytes(StandardCharsets.UTF_8)));
     }
     if (message instanceof ByteBuffer data) {
+      connection.messageSent(false);
       if (!onLoop) return new BinaryWebSocketFrame(Unpooled.copiedBuffer(data.duplicate()));
       ByteBuf copy = channel.alloc().buffer(data.remaining());
       copy.writeBytes(data.duplicate());
       return new BinaryWebSocketFrame(copy);
     }
     if (message instanceof byte[] data) {
+      connection.messageSent(false);
       return new BinaryWebSocketFrame(onLoop ? channel.alloc().buffer(data.length).writeBytes(data)
           : Unpooled.copiedBuffer(data));
     }

@@ -105,6 +105,12 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     this.inbox = new Inbox(ws.runner());
   }
 
+  /** A message goes out: whoever counts them is told. */
+  void messageSent(boolean text) {
+    MessageMeter meter = sockets.messages;
+    if (meter != null) meter.sent(text);
+  }
+
   WebSocket socket() {
     return socket;
   }
@@ -198,6 +204,8 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   }
 
   private void deliver(boolean text, ByteBuf content) {
+    MessageMeter meter = sockets.messages;
+    if (meter != null) meter.received(text);
     Object message = text ? content.toString(StandardCharsets.UTF_8) : copy(content);
     enqueue(() -> listener.onMessage(socket, message));
   }

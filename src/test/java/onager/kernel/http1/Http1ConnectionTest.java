@@ -138,6 +138,8 @@ final class Http1ConnectionTest {
     m.put(Keyword.intern("transport"), Keyword.intern("auto"));
     m.put(Keyword.intern("reuse-port?"), false);
     m.put(Keyword.intern("proxy-protocol?"), false);
+    m.put(Keyword.intern("metrics-histogram?"), false);
+    m.put(Keyword.intern("metrics-jvm?"), false);
     m.put(Keyword.intern("h2c?"), false);
     m.put(Keyword.intern("h2c-upgrade?"), false);
     for (String limit : new String[] {"max-concurrent-streams", "initial-window-size", "connection-window-size",
