@@ -18,6 +18,7 @@
     /health/live      the liveness probe (onager.health): 200
     /health/ready     the readiness probe: 200, and 503 from the moment the server
                       begins to stop (SIGTERM), --shutdown-delay-ms before it drains
+    /metrics          the meters in the Prometheus text format (with --metrics)
     /static/...       files under the static folder: the class path's static/
                       (examples/static, or the uberjar's), or --static DIR
 
@@ -32,13 +33,16 @@
                                   [--async] [--static DIR] [--max-body BYTES] [--train]
                                   [--ssl-cert PEM] [--ssl-key PEM] [--ssl-provider jdk|openssl]
                                   [--shutdown-delay-ms MS]
-                                  [--transport auto|epoll|io-uring|nio]
+                                  [--transport auto|epoll|io-uring|nio] [--metrics]
 
   Without --tls-port it listens in clear text only. --ssl-cert and --ssl-key
   give the TLS port that certificate instead of a self-signed one (the
   benchmarks give raw Vert.x and the demo the same), --ssl-provider its TLS
   implementation (:ssl-provider), --transport its I/O transport (:transport;
-  the line saying where it listens names the one it runs on).
+  the line saying where it listens names the one it runs on). --metrics meters
+  the server (:metrics, a Prometheus registry of onager.metrics) and serves the
+  meters at /metrics, for Prometheus, or for the benchmarks to measure what
+  metrics cost.
 
   or, from the uberjar `make uberjar` builds, with the same options:
 
@@ -240,7 +244,7 @@
 (defn- parse-args [args]
   (loop [opts {:port 8080 :tls-port nil :mode nil :async? false :static nil :max-body nil :train? false
                :ssl-cert nil :ssl-key nil :ssl-provider nil :shutdown-delay-ms nil
-               :transport nil}
+               :transport nil :metrics? false}
          [a b & more :as args] args]
     (case a
       nil opts
@@ -256,7 +260,18 @@
       "--shutdown-delay-ms" (recur (assoc opts :shutdown-delay-ms (parse-long b)) more)
       "--async" (recur (assoc opts :async? true) (rest args))
       "--train" (recur (assoc opts :train? true) (rest args))
+      "--metrics" (recur (assoc opts :metrics? true) (rest args))
       (throw (ex-info (str "Unknown argument " a) {:args args})))))
+
+(defn- with-metrics
+  "`app` (sync, or async when `async?`), with /metrics serving `registry` to Prometheus."
+  [app async? registry]
+  (let [scrape ((requiring-resolve 'onager.metrics/prometheus-handler) registry)]
+    (if async?
+      (fn [request respond raise]
+        (if (= "/metrics" (:uri request)) (scrape request respond raise) (app request respond raise)))
+      (fn [request]
+        (if (= "/metrics" (:uri request)) (scrape request) (app request))))))
 
 (defn -main
   "Starts the demo server (the options are in the namespace's docstring), says
@@ -267,11 +282,15 @@
   (when-not (System/getProperty "java.util.logging.SimpleFormatter.format")
     (System/setProperty "java.util.logging.SimpleFormatter.format" "%1$tT.%1$tL %4$-7s %3$s %5$s%6$s%n"))
   (let [{:keys [port tls-port mode async? static max-body train? ssl-cert ssl-key ssl-provider shutdown-delay-ms
-                transport]}
+                transport metrics?]}
         (parse-args args)
         static (if static (io/file static) "static")
+        ;; Loaded only with --metrics: Micrometer costs start-up time and memory.
+        registry (when metrics? ((requiring-resolve 'onager.metrics/prometheus-registry)))
+        app (cond-> (if async? (async-handler static) (handler static))
+              registry (with-metrics async? registry))
         ;; :shutdown-hook? makes SIGTERM (docker stop, systemctl stop, Ctrl-C) a graceful stop.
-        s (server/start (if async? (async-handler static) (handler static))
+        s (server/start app
                         (cond-> {:port port :async? async? :shutdown-hook? true :health health}
                           shutdown-delay-ms (assoc :shutdown-delay-ms shutdown-delay-ms)
                           mode (assoc :handler-mode mode)
@@ -279,9 +298,10 @@
                           tls-port (merge {:ssl-port tls-port}
                                           (if ssl-cert {:ssl-cert ssl-cert :ssl-key ssl-key} (tls/self-signed)))
                           ssl-provider (assoc :ssl-provider ssl-provider)
-                          transport (assoc :transport transport)))
+                          transport (assoc :transport transport)
+                          registry (assoc :metrics registry)))
         how (str " (" (name (or mode (if async? :event-loop :virtual))) (when async? ", async")
-                 ", transport " (name (server/transport s)) ")")]
+                 ", transport " (name (server/transport s)) (when registry ", metrics at /metrics") ")")]
     (println (str "Onager demo listening on http://127.0.0.1:" (server/port s) "/" how))
     (when tls-port
       (println (str "Onager demo listening on https://localhost:" (server/ssl-port s) "/" how

@@ -11,8 +11,9 @@
 (def ^:private h2-servers
   "The servers of the HTTP/2, TLS, WebSocket and event-stream scenarios: raw
   Vert.x and the two modes the issues' bars are about (ring-jetty-adapter 1.8
-  speaks neither h2 nor TLS, nor Ring 1.11's WebSockets)."
-  #{"vertx" "onager-virtual" "onager-event-loop"})
+  speaks neither h2 nor TLS, nor Ring 1.11's WebSockets), and the same two with
+  :metrics when SERVER names them."
+  #{"vertx" "onager-virtual" "onager-event-loop" "onager-virtual-metrics" "onager-event-loop-metrics"})
 
 (defn- h2-scenario [id label path tls]
   {:id id :label label :path path :connections 64 :streams 16 :tool :h2load :tls tls :only h2-servers
@@ -57,7 +58,7 @@
    {:id "json" :label "JSON" :path "/json" :connections 64
     :doc "GET /json, {\"message\":\"Hello, World!\"} serialised per request with Jackson"}
    {:id "sleep" :label "50 ms blocking" :path "/sleep?ms=50" :connections 120
-    :skip #{"onager-event-loop"}
+    :skip #{"onager-event-loop" "onager-event-loop-metrics"}
     :doc "GET /sleep?ms=50 at 120 connections: the ceiling is 2400 req/s"}
    {:id "download" :label "1 MiB download" :path "/download?size=1048576" :connections 16
     :doc "GET /download, a 1 MiB body generated as it is sent, 16 connections"}

@@ -20,7 +20,8 @@
   `:memory-only?` server is measured by the memory benchmark only. A `:floor?` server is no contender but a lower bound,
   measured by the memory benchmark only. An `:on-demand?` server runs only when SERVER names it, or in a
   whole run in the scenarios whose `:also` names it: the same server on another transport than the
-  default's (epoll on Linux), for the transport comparison."
+  default's (epoll on Linux), for the transport comparison, or with :metrics on (a Prometheus
+  registry), for what metrics cost."
   [{:id "vertx" :label "raw Vert.x 5 (Java)"
     :main "onager.bench.vertx.RawVertx" :args [] :classpath :raw}
    {:id "onager-virtual" :label "Onager :virtual (default)"
@@ -37,6 +38,11 @@
    {:id "onager-event-loop-io-uring" :label "Onager :event-loop on io_uring"
     :main "clojure.main" :args ["-m" "onager.demo" "--mode" "event-loop" "--transport" "io-uring"]
     :classpath :onager :on-demand? true}
+   {:id "onager-event-loop-metrics" :label "Onager :event-loop with :metrics"
+    :main "clojure.main" :args ["-m" "onager.demo" "--mode" "event-loop" "--metrics"] :classpath :onager
+    :on-demand? true}
+   {:id "onager-virtual-metrics" :label "Onager :virtual with :metrics"
+    :main "clojure.main" :args ["-m" "onager.demo" "--metrics"] :classpath :onager :on-demand? true}
    {:id "vertx-nio" :label "raw Vert.x 5 (Java) on NIO"
     :main "onager.bench.vertx.RawVertx" :args ["--transport" "nio"] :classpath :raw :on-demand? true}
    {:id "vertx-io-uring" :label "raw Vert.x 5 (Java) on io_uring"

@@ -5,6 +5,7 @@
             [clojure.test :refer [deftest is testing]]
             [onager.demo :as demo]
             [onager.health :as health]
+            [onager.server]
             [onager.test-support :as ts])
   (:import [java.util.zip CRC32]))
 
@@ -77,7 +78,7 @@
       (let [sample {"--port" ["8080"] "--tls-port" ["8443"] "--mode" ["worker"] "--async" [] "--static" ["examples/static"]
                     "--max-body" ["1000"] "--train" [] "--ssl-cert" ["cert.pem"] "--ssl-key" ["key.pem"]
                     "--ssl-provider" ["openssl"] "--shutdown-delay-ms" ["5000"]
-                    "--transport" ["nio"]}
+                    "--transport" ["nio"] "--metrics" []}
             flags (map second (re-seq #"\[(--[a-z-]+)" doc))]
         (is (= (set (keys sample)) (set flags)))
         (doseq [f flags]
@@ -88,3 +89,15 @@
     (let [paths (set (re-seq #"/health/[a-z]+" (slurp f)))]
       (is (seq paths) f)
       (is (every? #{"/health/live" "/health/ready"} paths) f))))
+
+(deftest metrics-flag
+  (doseq [async? [false true]]
+    (testing (if async? "async" "sync")
+      (let [s (apply demo/-main (cond-> ["--port" "0" "--metrics" "--mode" "event-loop"] async? (conj "--async")))]
+        (try
+          (is (= 200 (:status (ts/request (ts/url s "/plaintext")))))
+          (let [r (ts/request (ts/url s "/metrics"))]
+            (is (= 200 (:status r)))
+            (is (str/starts-with? (ts/header r "content-type") "text/plain; version=0.0.4"))
+            (is (re-find #"http_server_requests_seconds_count\{.*route=\"UNMATCHED\".*\} [1-9]" (:body r))))
+          (finally (onager.server/stop s)))))))
