@@ -52,7 +52,9 @@
 
 (defn prometheus-registry
   "A new Micrometer PrometheusMeterRegistry with Prometheus's default
-  configuration (a one-minute step for the max of timers), for the server's
+  configuration (a one-minute step for the max of timers) and no pause
+  detector (Micrometer's default one, which corrects histograms for the JVM's
+  pauses, costs a contended update on every request), for the server's
   :metrics option and `prometheus-handler`. Register your own meters in it as
   well; common tags (an application or instance name) go in with
   `(.commonTags (.config registry) ...)` before the server starts.

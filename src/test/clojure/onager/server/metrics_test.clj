@@ -12,7 +12,7 @@
             [onager.test-jvm :as jvm]
             [onager.test-support :as ts]
             [onager.ws-support :as ws])
-  (:import [io.micrometer.core.instrument Counter Gauge Meter MeterRegistry Timer]
+  (:import [io.micrometer.core.instrument Counter FunctionCounter Meter MeterRegistry Timer]
            [io.micrometer.core.instrument.search Search]
            [io.micrometer.core.instrument.simple SimpleMeterRegistry]
            [java.io File]
@@ -33,9 +33,12 @@
   (if-let [t (.timer (search r "http.server.requests" tags))] (.count ^Timer t) 0))
 
 (defn- counter
-  "The count of the counter `name` with `tags`; 0 when it does not exist."
+  "The count of the counter (or function counter) `name` with `tags`; 0 when it does not exist."
   [r name tags]
-  (if-let [c (.counter (search r name tags))] (.count ^Counter c) 0.0))
+  (let [s (search r name tags)]
+    (if-let [c (.counter s)]
+      (.count ^Counter c)
+      (if-let [f (.functionCounter s)] (.count ^FunctionCounter f) 0.0))))
 
 (defn- gauge
   "The value of the gauge `name`; nil when it does not exist."
@@ -141,7 +144,7 @@
           (is (= (double (count request)) (counter r "http.server.data.received" {})))
           (is (< 1000.0 (counter r "http.server.data.sent" {}))))
         (is (eventually #(= 0.0 (gauge r "http.server.connections.active"))))
-        (is (= "bytes" (.getBaseUnit (.getId ^Meter (.counter (search r "http.server.data.sent" {}))))))))))
+        (is (= "bytes" (.getBaseUnit (.getId ^Meter (.functionCounter (search r "http.server.data.sent" {}))))))))))
 
 ;; ---- refusals ----
 

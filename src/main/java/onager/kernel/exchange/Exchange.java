@@ -186,7 +186,8 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     this.timeouts = timeouts;
     if (server.recording) {
       startNanos = System.nanoTime();
-      startMillis = System.currentTimeMillis();
+      // The wall clock only for the access log's :time.
+      if (server.accessLog != null) startMillis = System.currentTimeMillis();
     }
   }
 

@@ -1,6 +1,7 @@
 package onager.kernel.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,6 +14,7 @@ import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpMethod;
 import java.util.ArrayList;
@@ -20,7 +22,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 import onager.kernel.websocket.MessageMeter;
 import onager.kernel.websocket.OpenSockets;
@@ -48,8 +50,11 @@ public final class ServerMetrics implements MessageMeter {
   private final boolean histogram;
   private final List<Meter> meters = new ArrayList<>();
   private final List<AutoCloseable> binders = new ArrayList<>();
-  private final AtomicLong active = new AtomicLong();
-  private final AtomicLong connections = new AtomicLong();
+  // Adders: every event loop changes them, the registry reads them when it reports.
+  private final LongAdder active = new LongAdder();
+  private final LongAdder connections = new LongAdder();
+  private final LongAdder received = new LongAdder();
+  private final LongAdder sent = new LongAdder();
   private final Counter opened;
   private final Counter[] refused = new Counter[Refusals.REASONS.length];
   private final Counter virtualThreads;
@@ -59,6 +64,8 @@ public final class ServerMetrics implements MessageMeter {
   private final Counter binarySent;
   private final Timer loopDelay;
   private final ByteCounter bytes;
+  // One listener for every connection's close: it holds no state of the connection's.
+  private final ChannelFutureListener closed = f -> connections.decrement();
   private final ConcurrentHashMap<String, RouteTimers> routes = new ConcurrentHashMap<>();
 
   /**
@@ -70,14 +77,14 @@ public final class ServerMetrics implements MessageMeter {
   public ServerMetrics(Object registry, boolean histogram, boolean jvm) {
     this.registry = (MeterRegistry) registry;
     this.histogram = histogram;
-    gauge("http.server.requests.active", "Requests received and not yet answered", active, AtomicLong::get);
-    gauge("http.server.connections.active", "Connections open", connections, AtomicLong::get);
+    gauge("http.server.requests.active", "Requests received and not yet answered", active, LongAdder::sum);
+    gauge("http.server.connections.active", "Connections open", connections, LongAdder::sum);
     opened = counter(Counter.builder("http.server.connections.opened").description("Connections accepted"));
-    bytes = new ByteCounter(connections,
-        counter(Counter.builder("http.server.data.received").baseUnit("bytes")
-            .description("Bytes read from clients' connections")),
-        counter(Counter.builder("http.server.data.sent").baseUnit("bytes")
-            .description("Bytes written to clients' connections")));
+    bytes = new ByteCounter(received, sent);
+    meters.add(FunctionCounter.builder("http.server.data.received", received, LongAdder::sum).baseUnit("bytes")
+        .description("Bytes read from clients' connections").register(this.registry));
+    meters.add(FunctionCounter.builder("http.server.data.sent", sent, LongAdder::sum).baseUnit("bytes")
+        .description("Bytes written to clients' connections").register(this.registry));
     for (int i = 0; i < refused.length; i++) {
       refused[i] = counter(Counter.builder("http.server.requests.refused")
           .description("Requests the server refused itself, by the limit they broke")
@@ -142,14 +149,16 @@ public final class ServerMetrics implements MessageMeter {
   /** A connection was accepted: it is counted until it closes, its bytes as they pass. On its event loop. */
   public void connectionOpened(Channel channel) {
     opened.increment();
-    connections.incrementAndGet();
+    connections.increment();
+    // Told even when the channel closed already: the count cannot stay one too high.
+    channel.closeFuture().addListener(closed);
     // First in the pipeline: the bytes on the wire, TLS records included.
     channel.pipeline().addFirst("onager-metrics", bytes);
   }
 
   /** A request the server will answer (its limits checked next). On the event loop. */
   public void requestStarted() {
-    active.incrementAndGet();
+    active.increment();
   }
 
   /**
@@ -157,7 +166,7 @@ public final class ServerMetrics implements MessageMeter {
    * connection or stream gone first. On the event loop.
    */
   public void requestEnded() {
-    active.decrementAndGet();
+    active.decrement();
   }
 
   /**
