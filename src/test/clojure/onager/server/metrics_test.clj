@@ -125,6 +125,34 @@
         (is (= "late" (:body @response)))
         (is (eventually #(= 0.0 (gauge r "http.server.requests.active"))))))))
 
+(deftest a-client-that-leaves
+  (let [r (SimpleMeterRegistry.)
+        entered (CountDownLatch. 1)
+        release (CountDownLatch. 1)
+        handler (fn [_] (.countDown entered) (.await release 10 TimeUnit/SECONDS) {:status 200 :body "late"})]
+    (ts/with-server [s handler {:metrics r}]
+      (with-open [socket (ts/connect s)]
+        (ts/send! socket "GET /leaving HTTP/1.1\r\nHost: a\r\n\r\n")
+        (is (.await entered 10 TimeUnit/SECONDS))
+        (is (= 1.0 (gauge r "http.server.requests.active"))))
+      (testing "its request is no longer active, and is timed with no status"
+        (is (eventually #(= 0.0 (gauge r "http.server.requests.active"))))
+        (is (= 1 (eventually #(timer-count r {:route "UNMATCHED" :status "UNKNOWN" :outcome "UNKNOWN"})))))
+      (.countDown release)
+      (testing "the handler's late answer changes nothing"
+        (Thread/sleep 200)
+        (is (= 0.0 (gauge r "http.server.requests.active")))
+        (is (= 1 (count (.timers (search r "http.server.requests" {})))))))))
+
+(deftest methods-outside-the-standard-ones-are-other
+  (let [r (SimpleMeterRegistry.)]
+    (ts/with-server [s (ok "any") {:metrics r}]
+      (doseq [m ["BREW" "PROPFIND" "M-SEARCH"]]
+        (is (str/starts-with? (:text (ts/raw s (str m " / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")))
+                              "HTTP/1.1 200")
+            m))
+      (is (= 3 (eventually #(let [n (timer-count r {:method "OTHER" :status 200})] (when (= 3 n) n))))))))
+
 (deftest connections-and-bytes
   (let [r (SimpleMeterRegistry.)]
     (ts/with-server [s (ok (apply str (repeat 1000 "x"))) {:metrics r}]
