@@ -5,14 +5,27 @@
   this prints a marker line before it turns metrics on), and what
   onager.metrics says when Micrometer is not on the class path."
   (:require [onager.metrics :as metrics]
+            [onager.router :as router]
             [onager.server :as server]))
 
+(defn- status
+  "The status of a GET of `url`."
+  [url]
+  (.getResponseCode ^java.net.HttpURLConnection (.openConnection (java.net.URL. url))))
+
 (defn- serve-once
-  "Starts a server with `opts`, makes one request, stops it; returns the body."
+  "Starts a router's server with `opts` and :max-uri-length 100, makes a request
+  its route takes, one no route takes and one it refuses (414), stops it;
+  returns the first's body."
   [opts]
-  (let [s (server/start (fn [_] {:status 200 :body "ok"}) (merge {:host "127.0.0.1" :port 0} opts))]
+  (let [app (router/router [["/r/:id" {:get (fn [_] {:status 200 :body "ok"})}]])
+        s (server/start app (merge {:host "127.0.0.1" :port 0 :max-uri-length 100} opts))
+        base (str "http://127.0.0.1:" (server/port s))]
     (try
-      (slurp (str "http://127.0.0.1:" (server/port s) "/"))
+      (let [body (slurp (str base "/r/1"))]
+        (assert (= 404 (status (str base "/nothing"))))
+        (assert (= 414 (status (str base "/" (apply str (repeat 200 "u"))))))
+        body)
       (finally (server/stop s)))))
 
 (defn -main

@@ -578,7 +578,8 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
       Logs.CLIENT.debug("{}: {} ({} {})", status, why, request.method(), request.uri());
     }
     closeAfter = true;
-    refused(Refusals.ofStatus(status));
+    ServerMetrics m = server.metrics;
+    if (m != null) m.refused(Refusals.ofStatus(status));
     publishError(status);
   }
 
