@@ -42,6 +42,10 @@
   scenarios also run: epoll against NIO and io_uring, for Onager and raw Vert.x."
   #{"onager-event-loop-nio" "onager-event-loop-io-uring" "vertx-nio" "vertx-io-uring"})
 
+(def ^:private metrics-servers
+  "The servers with :metrics on, which plaintext and JSON also run: what metrics cost."
+  #{"onager-event-loop-metrics" "onager-virtual-metrics"})
+
 (def scenarios
   "Every scenario, in report order. `:skip` names servers the scenario says
   nothing about (a blocking handler on the event loop stalls the loop by
@@ -50,12 +54,13 @@
   (the default), :h2load, :ws (onager.bench.ws.WsLoad in its `:ws-mode`) or
   :sse (onager.bench.sse.SseLoad); `:tls` the TLS provider (:jdk or :openssl) of a
   scenario on the TLS port; `:close?` sends Connection: close."
-  [{:id "plaintext" :label "plaintext" :path "/plaintext" :connections 64 :also transport-servers
+  [{:id "plaintext" :label "plaintext" :path "/plaintext" :connections 64
+    :also (into transport-servers metrics-servers)
     :doc "GET /plaintext, 13 bytes, 64 connections, no pipelining"}
    {:id "pipelined" :label "plaintext, pipelined ×16" :path "/plaintext" :connections 64 :depth 16
     :also transport-servers
     :doc "the same, 16 requests per write (TechEmpower's pipeline.lua)"}
-   {:id "json" :label "JSON" :path "/json" :connections 64
+   {:id "json" :label "JSON" :path "/json" :connections 64 :also metrics-servers
     :doc "GET /json, {\"message\":\"Hello, World!\"} serialised per request with Jackson"}
    {:id "sleep" :label "50 ms blocking" :path "/sleep?ms=50" :connections 120
     :skip #{"onager-event-loop" "onager-event-loop-metrics"}
