@@ -230,10 +230,14 @@
      :ms (- (System/currentTimeMillis) start)}))
 
 (defn refused?
-  "True when a connection to `port` on 127.0.0.1 is refused."
+  "True when a connection to `port` on 127.0.0.1 is refused. False when it is
+  accepted, or reset while it connects: a connection still queued on a
+  listening socket that closes is reset (the kernel's doing), a moment before
+  connections are refused."
   [port]
   (try (with-open [_ (Socket. "127.0.0.1" (int port))] false)
-       (catch ConnectException _ true)))
+       (catch ConnectException _ true)
+       (catch SocketException _ false)))
 
 (defn statuses
   "The status codes of every HTTP response in `text`, in order."
