@@ -9,16 +9,17 @@
 
 (defn prep
   "Compiles the Java kernel (src/main/java) for Java 21 into target/classes,
-  against deps.edn's libraries and its :metrics alias's: the kernel's metrics
-  package names Micrometer's types, an optional dependency a project adds only
-  to use them (classes are loaded when used, so without it the rest runs).
+  against deps.edn's libraries and its :metrics and :proxy-protocol aliases':
+  the kernel's metrics and proxy packages name Micrometer's and Netty's
+  HAProxy decoder's types, optional dependencies a project adds only to use
+  them (classes are loaded when used, so without them the rest runs).
   Takes no options. A failed compilation leaves no target/classes, which
   tools.deps would take for a finished prep."
   [_]
   (try
     (b/javac {:src-dirs ["src/main/java"]
               :class-dir "target/classes"
-              :basis (b/create-basis {:project "deps.edn" :aliases [:metrics]})
+              :basis (b/create-basis {:project "deps.edn" :aliases [:metrics :proxy-protocol]})
               :javac-opts ["--release" "21"]})
     (catch Throwable t
       (b/delete {:path "target/classes"})
