@@ -6,12 +6,12 @@
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing use-fixtures]]
             [onager.client :as client]
-            [onager.client-support :refer [await-listening free-port with-client]]
+            [onager.client-support :refer [free-port with-client]]
+            [onager.nginx-support :as nginx-support]
             [onager.tls :as tls])
   (:import [java.io File InputStream]
            [java.nio.file Files]
-           [java.nio.file.attribute FileAttribute]
-           [java.util.concurrent TimeUnit]))
+           [java.nio.file.attribute FileAttribute]))
 
 (set! *warn-on-reflection* true)
 
@@ -21,11 +21,9 @@
 
 (defn- config [^File dir tls-port plain-port {:keys [ssl-cert ssl-key]}]
   (let [d (.getAbsolutePath dir)]
-    (str "daemon off;\nmaster_process off;\npid " d "/nginx.pid;\nerror_log " d "/error.log;\n"
+    (str (nginx-support/main-directives dir)
          "events { worker_connections 256; }\n"
-         "http {\n  access_log off;\n"
-         (str/join (for [t ["client_body" "proxy" "fastcgi" "uwsgi" "scgi"]]
-                     (str "  " t "_temp_path " d "/" t ";\n")))
+         "http {\n" (nginx-support/http-directives dir "  ")
          "  gzip on; gzip_types text/plain; gzip_min_length 1;\n"
          "  server {\n    listen 127.0.0.1:" tls-port " ssl http2;\n"
          "    ssl_certificate " ssl-cert ";\n    ssl_certificate_key " ssl-key ";\n"
@@ -40,29 +38,17 @@
   (let [dir (.toFile (Files/createTempDirectory "onager-nginx" (make-array FileAttribute 0)))
         files (tls/self-signed {:dir (io/file dir "tls")})
         tls-port (free-port)
-        plain-port (free-port)
-        conf (io/file dir "nginx.conf")]
+        plain-port (free-port)]
     (io/make-parents (io/file dir "files" "x"))
     (spit (io/file dir "files" "text.txt") (str/join (repeat 5000 "a line of text\n")))
     (with-open [out (io/output-stream (io/file dir "files" "big.bin"))]
       (.write out (byte-array big-size (byte 42))))
-    (spit conf (config dir tls-port plain-port files))
-    (let [process (-> (ProcessBuilder. ^java.util.List (vector "nginx" "-p" (.getPath dir)
-                                                               "-e" (.getPath (io/file dir "error.log"))
-                                                               "-c" (.getPath conf)))
-                      (.redirectErrorStream true)
-                      (.redirectOutput (io/file dir "out.log"))
-                      (.start))]
+    (let [process (nginx-support/start dir (config dir tls-port plain-port files) [tls-port plain-port])]
       (try
-        (doseq [port [tls-port plain-port]]
-          (await-listening port process #(str "nginx did not start:\n" (slurp (io/file dir "out.log"))
-                                              (let [e (io/file dir "error.log")] (when (.exists e) (slurp e))))))
         (reset! nginx {:tls (str "https://127.0.0.1:" tls-port) :plain (str "http://127.0.0.1:" plain-port)
                        :ca (:ssl-cert files)})
         (f)
-        (finally
-          (.destroy process)
-          (.waitFor process 10 TimeUnit/SECONDS))))))
+        (finally (nginx-support/stop process))))))
 
 (use-fixtures :once with-nginx)
 

@@ -10,7 +10,8 @@
             [clojure.java.shell :as shell]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
-            [onager.client-support :refer [await-listening free-port]]
+            [onager.client-support :refer [free-port]]
+            [onager.nginx-support :as nginx-support]
             [onager.test-jvm :as jvm])
   (:import [java.io File]
            [java.nio.file Files]
@@ -23,28 +24,12 @@
   "examples/deploy/nginx.conf, the one doc/deployment.md shows, on the test's
   ports, with its files in `dir`."
   [^File dir port [a b]]
-  (let [d (.getAbsolutePath dir)]
-    (-> (slurp "examples/deploy/nginx.conf")
-        (str/replace "events {}" (str "daemon off;\nmaster_process off;\npid " d "/nginx.pid;\n"
-                                      "error_log " d "/error.log;\nevents {}"))
-        (str/replace "http {" (str "http {\n    access_log off;\n"
-                                   (str/join (for [t ["client_body" "proxy" "fastcgi" "uwsgi" "scgi"]]
-                                               (str "    " t "_temp_path " d "/" t ";\n")))))
-        (str/replace "127.0.0.1:8081" (str "127.0.0.1:" a))
-        (str/replace "127.0.0.1:8082" (str "127.0.0.1:" b))
-        (str/replace "listen 8080;" (str "listen 127.0.0.1:" port ";")))))
-
-(defn- start-nginx [^File dir port upstreams]
-  (let [conf (io/file dir "nginx.conf")]
-    (spit conf (nginx-config dir port upstreams))
-    (let [process (-> (ProcessBuilder. ^java.util.List (vector "nginx" "-p" (.getPath dir)
-                                                               "-e" (.getPath (io/file dir "error.log"))
-                                                               "-c" (.getPath conf)))
-                      (.redirectErrorStream true)
-                      (.redirectOutput (io/file dir "out.log"))
-                      (.start))]
-      (await-listening port process #(str "nginx did not start:\n" (slurp (io/file dir "out.log"))))
-      process)))
+  (-> (slurp "examples/deploy/nginx.conf")
+      (str/replace "events {}" (str (nginx-support/main-directives dir) "events {}"))
+      (str/replace "http {" (str "http {\n" (nginx-support/http-directives dir "    ")))
+      (str/replace "127.0.0.1:8081" (str "127.0.0.1:" a))
+      (str/replace "127.0.0.1:8082" (str "127.0.0.1:" b))
+      (str/replace "listen 8080;" (str "listen 127.0.0.1:" port ";"))))
 
 (defn- start-demo [port]
   (jvm/start [] 'onager.demo "--port" (str port)))
@@ -73,7 +58,7 @@
         front (free-port)
         script (io/file dir "post.lua")
         demos (atom (mapv start-demo ports))
-        nginx (start-nginx dir front ports)]
+        nginx (nginx-support/start dir (nginx-config dir front ports) [front])]
     (spit script (str "wrk.method = \"POST\"\n"
                       "wrk.body = string.rep(\"x\", 2000)\n"
                       "wrk.headers[\"Content-Type\"] = \"application/octet-stream\"\n"))
@@ -112,6 +97,5 @@
                           (str/split-lines errors))
                 errors))))
       (finally
-        (.destroy ^Process nginx)
-        (.waitFor ^Process nginx 10 TimeUnit/SECONDS)
+        (nginx-support/stop nginx)
         (run! jvm/stop @demos)))))

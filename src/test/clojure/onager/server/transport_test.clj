@@ -3,11 +3,11 @@
   on real servers: TCP on 127.0.0.1, Unix domain sockets in a temporary folder,
   curl and the JDK's socket channels as clients."
   (:require [clojure.edn :as edn]
-            [clojure.java.io :as io]
             [clojure.java.shell :as shell]
             [clojure.string :as str]
             [clojure.test :refer [deftest do-report is testing]]
-            [onager.client-support :refer [await-listening free-port]]
+            [onager.client-support :refer [free-port]]
+            [onager.nginx-support :as nginx-support]
             [onager.server :as server]
             [onager.test-jvm :as jvm]
             [onager.test-support :as ts])
@@ -19,8 +19,7 @@
            [java.nio.channels ServerSocketChannel SocketChannel]
            [java.nio.charset StandardCharsets]
            [java.nio.file Files]
-           [java.nio.file.attribute FileAttribute]
-           [java.util.concurrent TimeUnit]))
+           [java.nio.file.attribute FileAttribute]))
 
 (set! *warn-on-reflection* true)
 
@@ -268,44 +267,34 @@
   "nginx in front of the Unix domain socket `socket`, as doc/deployment.md
   shows it: an upstream with kept-alive connections, on 127.0.0.1:`port`."
   [^File dir port socket]
-  (let [d (.getAbsolutePath dir)]
-    (str "daemon off;\nmaster_process off;\npid " d "/nginx.pid;\nerror_log " d "/error.log;\n"
-         "events { worker_connections 256; }\n"
-         "http {\n  access_log off;\n"
-         (str/join (for [t ["client_body" "proxy" "fastcgi" "uwsgi" "scgi"]]
-                     (str "  " t "_temp_path " d "/" t ";\n")))
-         "  upstream app { server unix:" socket "; keepalive 8; }\n"
-         "  server {\n    listen 127.0.0.1:" port ";\n"
-         "    location / {\n      proxy_pass http://app;\n      proxy_http_version 1.1;\n"
-         "      proxy_set_header Connection \"\";\n      proxy_set_header Host $host;\n    }\n"
-         "    location /direct/ { proxy_pass http://unix:" socket ":/; proxy_set_header Host $host; }\n"
-         "  }\n}\n")))
+  (str (nginx-support/main-directives dir)
+       "events { worker_connections 256; }\n"
+       "http {\n" (nginx-support/http-directives dir "  ")
+       "  upstream app { server unix:" socket "; keepalive 8; }\n"
+       "  server {\n    listen 127.0.0.1:" port ";\n"
+       "    location / {\n      proxy_pass http://app;\n      proxy_http_version 1.1;\n"
+       "      proxy_set_header Connection \"\";\n      proxy_set_header Host $host;\n    }\n"
+       "    location /direct/ { proxy_pass http://unix:" socket ":/; proxy_set_header Host $host; }\n"
+       "  }\n}\n"))
 
 (deftest nginx-in-front-over-a-unix-socket
   (let [dir (temp-dir)
         path (str dir "/app.sock")
         port (free-port)
-        conf (io/file dir "nginx.conf")]
-    (spit conf (nginx-config dir port path))
-    (let [s (server/start echo {:unix-socket path})
-          nginx (-> (ProcessBuilder. ^java.util.List (vector "nginx" "-p" (str dir) "-e" (str dir "/error.log")
-                                                             "-c" (str conf)))
-                    (.redirectErrorStream true)
-                    (.redirectOutput (io/file dir "out.log"))
-                    (.start))]
-      (try
-        (await-listening port nginx #(str "nginx did not start:\n" (slurp (io/file dir "out.log"))))
-        (testing "kept-alive upstream connections"
-          (is (= (repeat 20 [200 "unix: -1 127.0.0.1"])
-                 (repeatedly 20 #(let [r (ts/request (str "http://127.0.0.1:" port "/"))] [(:status r) (:body r)])))))
-        (testing "proxy_pass http://unix:PATH:/"
-          (is (= [200 "unix: -1 127.0.0.1"]
-                 ((juxt :status :body) (ts/request (str "http://127.0.0.1:" port "/direct/x"))))))
-        (finally
-          (.destroy nginx)
-          (.waitFor nginx 10 TimeUnit/SECONDS)
-          (server/stop s)
-          (run! #(.delete ^File %) (reverse (file-seq dir))))))))
+        s (server/start echo {:unix-socket path})]
+    (try
+      (let [nginx (nginx-support/start dir (nginx-config dir port path) [port])]
+        (try
+          (testing "kept-alive upstream connections"
+            (is (= (repeat 20 [200 "unix: -1 127.0.0.1"])
+                   (repeatedly 20 #(let [r (ts/request (str "http://127.0.0.1:" port "/"))] [(:status r) (:body r)])))))
+          (testing "proxy_pass http://unix:PATH:/"
+            (is (= [200 "unix: -1 127.0.0.1"]
+                   ((juxt :status :body) (ts/request (str "http://127.0.0.1:" port "/direct/x"))))))
+          (finally (nginx-support/stop nginx))))
+      (finally
+        (server/stop s)
+        (run! #(.delete ^File %) (reverse (file-seq dir)))))))
 
 (deftest unix-socket-option-is-validated
   (is (= :invalid-option (:onager/error (ex-data (thrown #(server/start echo {:unix-socket ""})))))))
