@@ -13,6 +13,11 @@
   shows in the log as a line starting with LEAK:."
   ["-Dio.netty.leakDetection.level=paranoid"])
 
+(def ^:dynamic *niceness*
+  "When set, the JVMs started run at this nice(1) level: 19 lets a test's
+  JVMs use only the CPU the other tests leave idle."
+  nil)
+
 (defn- launch
   "Starts `main-ns`'s -main with `args` in a new JVM with `jvm-opts` and this
   JVM's class path (or the one `jvm-opts` give with \"-cp\"), its output going to
@@ -22,7 +27,8 @@
         log (File/createTempFile "onager-jvm" ".log")
         ;; The demo's logging (examples/logback.xml, on the test class path): what such a JVM
         ;; logs goes to its output, where the tests read it, not to the tests' log file.
-        command (concat [java "--enable-native-access=ALL-UNNAMED" "-Dlogback.configurationFile=logback.xml"] jvm-opts
+        command (concat (when *niceness* ["nice" "-n" (str *niceness*)])
+                        [java "--enable-native-access=ALL-UNNAMED" "-Dlogback.configurationFile=logback.xml"] jvm-opts
                         (when-not (some #{"-cp"} jvm-opts) ["-cp" (System/getProperty "java.class.path")])
                         ["clojure.main" "-m" (str main-ns)]
                         args)
@@ -39,7 +45,8 @@
   listens (\"listening on http://127.0.0.1:PORT/\")."
   [jvm-opts main-ns & args]
   (let [{:keys [^Process process ^File log]} (launch jvm-opts main-ns args)
-        deadline (+ (System/currentTimeMillis) 60000)]
+        ;; A niced JVM starts only as fast as the other tests leave it CPU.
+        deadline (+ (System/currentTimeMillis) (if *niceness* 600000 60000))]
     (loop []
       (let [text (slurp log)]
         (if-let [[_ port] (re-find #"listening on http://127.0.0.1:(\d+)/" text)]

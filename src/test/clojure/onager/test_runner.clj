@@ -7,7 +7,7 @@
 
 (set! *warn-on-reflection* true)
 
-(def ^:private times
+(def ^:private ^java.io.File times
   "Where each deftest's time goes, a line \"ms<TAB>namespace/name\" each: what
   keeps the suite within its time budget is measured, not guessed."
   (io/file "target/test-times.tsv"))
@@ -21,6 +21,18 @@
           {:keys [ns name]} (meta var)]
       (locking times
         (spit times (str ms "\t" (ns-name ns) "/" name "\n") :append true)))))
+
+(defn beside?
+  "Whether the test namespace in `file` runs beside the others rather than in
+  turn: its name carries the metadata :onager.test/beside. Such a namespace
+  does its work in processes of its own (niced, so that it takes only the CPU
+  the others leave), so that the time it waits is not added to the suite's.
+  It must not start servers in the test JVM: the Netty leak check after each
+  namespace could not tell whose buffer leaked."
+  [file]
+  (with-open [r (java.io.PushbackReader. (io/reader file))]
+    (let [[_ ns-name] (read r)]
+      (boolean (:onager.test/beside (meta ns-name))))))
 
 (defn run-ns
   "Runs the tests of `ns-sym` (fixtures included) and returns, in order, one

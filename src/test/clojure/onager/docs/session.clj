@@ -8,7 +8,8 @@
     `;=> 8080`) becomes a port it finds free for the file, so that a doc never
     fails because 8080 is taken;
   - `onager.server/start` binds 127.0.0.1 when the doc names no :host, and
-    every Onager server the file starts is stopped when the file ends, also
+    closes idle connections at once on stop unless the doc sets
+    :shutdown-idle-ms; every Onager server the file starts is stopped when the file ends, also
     when the doc does not stop it (a peer's server, Jetty, is the doc's to stop);
   - a form that runs longer than *form-timeout-ms* is interrupted and fails;
   - what a form prints is kept, and shown only when the form fails.
@@ -270,9 +271,11 @@
                     (run-blocks session blocks)))
                 (str "doc-test " file))]
     (try
+      ;; Served on 127.0.0.1 only; and a stop does not keep the clients' idle
+      ;; connections open for :shutdown-idle-ms, which would add a second per server.
       (with-redefs [server/start (fn [handler opts]
-                                   (let [s (start handler (if (or (nil? opts) (and (map? opts) (not (:host opts))))
-                                                            (assoc opts :host "127.0.0.1")
+                                   (let [s (start handler (if (or (nil? opts) (map? opts))
+                                                            (merge {:host "127.0.0.1" :shutdown-idle-ms 0} opts)
                                                             opts))]
                                      (swap! servers conj s)
                                      s))]

@@ -87,14 +87,29 @@
   [text]
   (str/replace text #"\r\ndate: [^\r]*" ""))
 
+(def ^:private last-request
+  "Pipelined after a request under test, so that the server closes the
+  connection once it has answered both, instead of the test waiting for quiet."
+  (get-req "/0" "Connection: close"))
+
+(defn- kept-alive
+  "What the server sends back for the request `text`, then `last-request`, on
+  one connection. Throws unless it answered both and then closed: it would
+  have closed early, or not at all."
+  [server text]
+  (let [{received :text closed? :closed?} (ts/raw server (str text last-request) {:quiet-ms 5000})]
+    (when-not (and closed? (= 2 (count (re-seq #"HTTP/1\.1 \d{3} " received))))
+      (throw (ex-info (str "not two answers then a close: " (pr-str received)) {:request text})))
+    received))
+
 (deftest the-same-bytes-however-the-request-says-keep-alive
   (doseq [mode [:event-loop :virtual]]
    (ts/with-server [s shape-handler {:handler-mode mode}]
     (doseq [method ["GET" "HEAD"]
             i (range (count shapes))
             :let [req (fn [& headers] (str method " /" i " HTTP/1.1\r\nHost: x\r\n" (str/join (map #(str % "\r\n") headers)) "\r\n"))
-                  plain (:text (ts/raw s (req) {:quiet-ms 300}))
-                  tokens (:text (ts/raw s (req not-plain) {:quiet-ms 300}))]]
+                  plain (kept-alive s (req))
+                  tokens (kept-alive s (req not-plain))]]
       (testing (str (name mode) " " method " " (pr-str (shapes i)))
         (is (str/starts-with? plain "HTTP/1.1 "))
         (is (= (without-date tokens) (without-date plain))))))))
@@ -107,8 +122,11 @@
                      (update :headers dissoc "connection")
                      (assoc :body (slurp (:body request)))))})
 
-(defn- request-map [server text]
-  (edn/read-string (second (str/split (:text (ts/raw server text {:quiet-ms 300})) #"\r\n\r\n" 2))))
+(defn- request-map
+  "The request map `echo-request` sent back for the request `text` (the reader
+  stops after it, before the answer to `last-request`)."
+  [server text]
+  (edn/read-string (second (str/split (kept-alive server text) #"\r\n\r\n" 2))))
 
 (deftest the-same-request-map-however-the-request-says-keep-alive
   (doseq [mode [:event-loop :virtual]]

@@ -1,7 +1,7 @@
 (ns onager.server.slow-clients-test
   "slowhttptest (scripts/install-tools test installs it) against the demo app:
   hundreds of connections that send their heads a header a second (slowloris)
-  or read their responses a few bytes at a time (slow read), for up to 20
+  or read their responses a few bytes at a time (slow read), for up to 12
   seconds, while its probe checks that the server still answers others."
   (:require [clojure.java.io :as io]
             [clojure.java.shell :as shell]
@@ -28,9 +28,9 @@
 
 (deftest slowloris
   (testing "1000 connections send a header a second and never end their heads"
-    (ts/with-server [s app {:header-timeout-ms 12000}]
+    (ts/with-server [s app {:header-timeout-ms 6000}]
       (let [report (slowhttptest (ts/url s "/plaintext")
-                                 "-H" "-c" "1000" "-r" "250" "-i" "1" "-x" "24" "-l" "20" "-p" "3")
+                                 "-H" "-c" "1000" "-r" "250" "-i" "1" "-x" "24" "-l" "12" "-p" "3")
             seen (availability report)]
         (testing "the server keeps answering others all along"
           (is (>= (count seen) 3) report)
@@ -44,7 +44,7 @@
     (ts/with-server [s app {}]
       (let [report (slowhttptest (ts/url s "/download?size=1048576")
                                  "-X" "-c" "300" "-r" "150" "-w" "512" "-y" "1024" "-n" "1" "-z" "32"
-                                 "-k" "3" "-l" "20" "-p" "3")
+                                 "-k" "3" "-l" "12" "-p" "3")
             seen (availability report)]
         (is (>= (count seen) 3) report)
         (is (every? #{"YES"} seen) report)

@@ -10,8 +10,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
@@ -26,6 +29,8 @@ import org.junit.jupiter.api.TestFactory;
  *
  * <p>After each namespace, one more test fails if Netty's leak detector (at
  * PARANOID, see {@link LeakRecorder}) reported a buffer that was never released.
+ * A namespace marked to run beside the others (onager.test-runner/beside?)
+ * starts at once on a thread of its own, and is reported in its turn.
  */
 class ClojureSuiteTest {
   private static final Path ROOT = Path.of("src/test/clojure");
@@ -43,28 +48,62 @@ class ClojureSuiteTest {
       });
     }
     if (namespaces.isEmpty()) fail("no Clojure test namespace matched " + (only.isBlank() ? ROOT : only));
-    return namespaces.stream().map(ClojureSuiteTest::namespace);
+    Clojure.var("clojure.core", "require").invoke(Clojure.read("onager.test-runner"));
+    IFn beside = Clojure.var("onager.test-runner", "beside?");
+    // Those that run beside the others start now; each is reported in its turn.
+    Map<String, CompletableFuture<Object>> started = new HashMap<>();
+    for (String ns : namespaces) {
+      if (Boolean.TRUE.equals(beside.invoke(ROOT.resolve(pathOf(ns)).toFile()))) started.put(ns, runBeside(ns));
+    }
+    return namespaces.stream().map(ns -> namespace(ns, started.get(ns)));
   }
 
-  // The namespace runs when JUnit first asks for its tests, so :once fixtures run once.
-  private static DynamicNode namespace(String ns) {
-    return DynamicContainer.dynamicContainer(ns, Stream.of(ns).flatMap(ClojureSuiteTest::run));
+  private static String pathOf(String ns) {
+    return ns.replace('-', '_').replace('.', '/') + ".clj";
+  }
+
+  // Loaded here, on the suite's thread (two threads loading namespaces at once can
+  // see each other's half-loaded ones), then run on a thread of its own.
+  private static CompletableFuture<Object> runBeside(String ns) {
+    CompletableFuture<Object> results = new CompletableFuture<>();
+    try {
+      Clojure.var("clojure.core", "require").invoke(Clojure.read(ns));
+    } catch (Throwable t) {
+      results.completeExceptionally(t);
+      return results;
+    }
+    Thread.ofPlatform().name("beside " + ns).start(() -> {
+      try {
+        results.complete(runNs(ns));
+      } catch (Throwable t) {
+        results.completeExceptionally(t);
+      }
+    });
+    return results;
+  }
+
+  // The namespace runs when JUnit first asks for its tests, so :once fixtures run once;
+  // one started beside the others is waited for then.
+  private static DynamicNode namespace(String ns, CompletableFuture<Object> beside) {
+    return DynamicContainer.dynamicContainer(ns, Stream.of(ns).flatMap(n -> run(n, beside)));
+  }
+
+  private static Object runNs(String ns) {
+    return Clojure.var("onager.test-runner", "run-ns").invoke(Clojure.read(ns));
   }
 
   @SuppressWarnings("unchecked")
-  private static Stream<DynamicNode> run(String ns) {
-    IFn require = Clojure.var("clojure.core", "require");
-    require.invoke(Clojure.read("onager.test-runner"));
+  private static Stream<DynamicNode> run(String ns, CompletableFuture<Object> beside) {
     Object results;
     try {
-      results = Clojure.var("onager.test-runner", "run-ns").invoke(Clojure.read(ns));
+      results = beside == null ? runNs(ns) : beside.join();
     } catch (Throwable t) {
+      Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
       return Stream.of(DynamicTest.dynamicTest("load " + ns, () -> {
-        throw new AssertionError(ns + " did not load", t);
+        throw new AssertionError(ns + " did not load", cause);
       }));
     }
     List<DynamicNode> tests = new ArrayList<>();
-    List<String> leaks = LeakRecorder.collect();
     for (Object r : (List<Object>) results) {
       Map<Object, Object> m = (Map<Object, Object>) r;
       String name = (String) m.get(Keyword.intern("name"));
@@ -75,6 +114,9 @@ class ClojureSuiteTest {
         if (failure != null) throw new AssertionError(failure);
       }));
     }
+    // One beside the others starts no server here, and what leaked meanwhile is another's.
+    if (beside != null) return tests.stream();
+    List<String> leaks = LeakRecorder.collect();
     tests.add(DynamicTest.dynamicTest(ns + "/no-netty-leaks", () -> {
       if (!leaks.isEmpty()) {
         throw new AssertionError(leaks.size() + " Netty leak(s) while " + ns + " ran:\n" + String.join("\n\n", leaks));

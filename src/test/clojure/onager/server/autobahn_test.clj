@@ -1,0 +1,61 @@
+(ns ^{:onager.test/beside true} onager.server.autobahn-test
+  "The Autobahn TestSuite's 517 cases, run by kosoku (scripts/python-ws
+  installs it), against Onager's WebSocket echo server (onager.autobahn-app) in
+  the default and the :event-loop handler modes, permessage-deflate included.
+
+  The cases take minutes of CPU, in the servers and in kosoku alike. They run
+  in processes of their own at nice 19, and this namespace runs beside the
+  others (:onager.test/beside, see onager.test-runner): the suite's other
+  tests, which mostly wait on timeouts and sockets, keep the CPU they need,
+  and the cases take what is left."
+  (:require [clojure.java.io :as io]
+            [clojure.java.shell :as shell]
+            [clojure.test :refer [deftest is testing]]
+            [onager.json :as json]
+            [onager.test-jvm :as jvm]
+            [onager.test-support :as ts]))
+
+(set! *warn-on-reflection* true)
+
+(def ^:private niceness 19)
+
+(defn- autobahn
+  "Runs every case against the server on `port`; returns how many ran and the
+  ones whose outcome is not OK, NON-STRICT or INFORMATIONAL."
+  [port]
+  (let [out (io/file "target" "autobahn" (str port))
+        kosoku (str (.getParent (io/file (ts/tool "python-ws"))) "/kosoku")
+        ;; Bounded, though generous: niced, the cases wait while the other tests run.
+        {:keys [exit err]} (shell/sh "timeout" "1500" "nice" "-n" (str niceness)
+                                     kosoku (str "127.0.0.1:" port) "-p" "4" "-o" (str out))
+        report (io/file out "index.json")]
+    (if-not (.exists report)
+      {:error (str "kosoku wrote no report (exit " exit "): " err)}
+      (let [results (mapcat vals (vals (json/read (slurp report))))
+            fine #{"OK" "NON-STRICT" "INFORMATIONAL"}]
+        {:ran (count results)
+         :bad (vec (for [c results
+                         :when (not (and (fine (get c "behavior")) (#{"OK" "INFORMATIONAL"} (get c "behaviorClose"))))]
+                     (select-keys c ["behavior" "behaviorClose" "reportfile"])))}))))
+
+(defn- run-mode
+  "The cases against an echo server in handler mode `mode`, in a JVM of its
+  own whose Netty leak detector samples buffers as in production (tracking
+  every one, the test JVM's way, would make the gigabytes they move minutes
+  slower); the outcome with the server's LEAK: lines."
+  [mode]
+  (let [server (binding [jvm/*niceness* niceness]
+                 (jvm/start ["-Dio.netty.leakDetection.level=simple"] 'onager.autobahn-app (name mode)))]
+    (try
+      (assoc (autobahn (:port server)) :leaks (vec (jvm/leaks server)))
+      (finally (jvm/stop server)))))
+
+(deftest the-autobahn-testsuite
+  (let [runs (mapv (fn [mode] [mode (future (run-mode mode))]) [:virtual :event-loop])]
+    (doseq [[mode r] runs]
+      (testing (str (name mode) " mode, permessage-deflate on")
+        (let [{:keys [error ran bad leaks]} @r]
+          (is (nil? error))
+          (is (= 517 ran) "every case ran")
+          (is (empty? bad))
+          (is (empty? leaks) "no buffer leaked"))))))
