@@ -24,6 +24,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLException;
 import onager.kernel.log.Logs;
 import onager.kernel.vertx.VertxInternals;
@@ -61,7 +62,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   private final Side side;
   private final String protocol;
   private final Inbox inbox;
-  private final Runnable taken = this::taken;
+  private final Runnable resume = this::resume;
   private ChannelHandlerContext ctx;
   private WebSocket socket;
   // For writes no one waits on (the server's pings and pongs, the socket's sends): it completes
@@ -73,10 +74,10 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   // their bytes, not a buffer and a component each.
   private ByteBuf parts;
   private boolean partsText;
-  // Events handed to the inbox and not yet taken by the listener; reading pauses while too many
-  // wait, while the client takes no bytes (so a ping flood cannot pile up pongs), and once the
-  // server stops.
-  private int queued;
+  // Events handed to the inbox and not yet taken by the listener, counted up on the event loop
+  // and down where the listener runs; reading pauses while too many wait, while the client
+  // takes no bytes (so a ping flood cannot pile up pongs), and once the server stops.
+  private final AtomicInteger queued = new AtomicInteger();
   private boolean paused;
   private boolean stopping;
 
@@ -212,7 +213,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
 
   // Hands the listener something the client sent, counted against the backlog.
   private void enqueue(Runnable call) {
-    if (++queued >= MAX_QUEUED && !paused) {
+    if (queued.incrementAndGet() >= MAX_QUEUED && !paused) {
       paused = true;
       updateReading();
     }
@@ -220,19 +221,27 @@ final class WebSocketConnection extends ChannelDuplexHandler {
       try {
         call.run();
       } finally {
-        if (ctx.executor().inEventLoop()) {
-          taken();
-        } else {
-          ctx.executor().execute(taken);
-        }
+        taken();
       }
     });
   }
 
-  // The listener took an event: reading goes on once it has few left.
+  // The listener took an event. Only the one that brings the backlog down to the mark where
+  // reading resumes goes to the event loop: a task per message, from a virtual thread, would
+  // cost the loop a hand-over for each.
   private void taken() {
-    queued--;
-    if (paused && queued <= MAX_QUEUED / 2) {
+    if (queued.decrementAndGet() != MAX_QUEUED / 2) return;
+    if (ctx.executor().inEventLoop()) {
+      resume();
+    } else {
+      ctx.executor().execute(resume);
+    }
+  }
+
+  // Reading goes on once the listener has few events left; the count may have risen again
+  // since the mark was reached, and then the next time it falls to the mark resumes it.
+  private void resume() {
+    if (paused && queued.get() <= MAX_QUEUED / 2) {
       paused = false;
       updateReading();
     }
