@@ -67,6 +67,8 @@ public final class ServerMetrics implements MessageMeter {
   // One listener for every connection's close: it holds no state of the connection's.
   private final ChannelFutureListener closed = f -> connections.decrement();
   private final ConcurrentHashMap<String, RouteTimers> routes = new ConcurrentHashMap<>();
+  // A handler that is no Onager router takes every request: its timers are found without a lookup.
+  private final RouteTimers unmatched = new RouteTimers(UNMATCHED);
 
   /**
    * @param registry  an {@code io.micrometer.core.instrument.MeterRegistry} (Object, so that
@@ -175,9 +177,8 @@ public final class ServerMetrics implements MessageMeter {
    * the event loop.
    */
   public void requestFinished(String route, HttpMethod method, int status, long nanos) {
-    String r = route == null ? UNMATCHED : route;
-    RouteTimers timers = routes.get(r);
-    if (timers == null) timers = routes.computeIfAbsent(r, RouteTimers::new);
+    RouteTimers timers = route == null ? unmatched : routes.get(route);
+    if (timers == null) timers = routes.computeIfAbsent(route, RouteTimers::new);
     HttpMethod m = known(method);
     Timer t = timers.find(m, status);
     if (t == null) t = timers.add(this, m, status);
