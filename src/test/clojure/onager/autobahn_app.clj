@@ -2,6 +2,7 @@
   "The WebSocket echo server that onager.server.autobahn-test runs the Autobahn
   TestSuite against, in a JVM of its own: each message back as it came, with
   permessage-deflate on and room for the suite's largest messages (16 MiB).
+  Its handler is also onager.server.websocket-interop-test's echo.
 
   Run: clojure -m onager.autobahn-app MODE (virtual or event-loop)"
   (:require [onager.server :as server]

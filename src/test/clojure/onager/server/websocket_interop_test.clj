@@ -5,23 +5,17 @@
   (:require [clojure.java.shell :as shell]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
+            [onager.autobahn-app :as autobahn-app]
             [onager.json :as json]
             [onager.test-support :as ts]
-            [onager.websocket :as ws]
             [onager.ws-support :as wss]))
 
 (set! *warn-on-reflection* true)
 
-(def ^:private echo
-  (fn [request]
-    (if (ws/websocket-request? request)
-      {:ring.websocket/listener {:on-message (fn [socket message] (ws/send socket message))}}
-      {:status 400})))
-
 (deftest pythons-websockets-client
   (doseq [compression? [false true]]
     (testing (if compression? "with permessage-deflate" "without compression")
-      (ts/with-server [s echo {:ws-compression? compression?}]
+      (ts/with-server [s autobahn-app/handler {:ws-compression? compression?}]
         (let [{:keys [exit out err]} (shell/sh "timeout" "60" (ts/tool "python-ws") "src/test/python/ws_client.py"
                                                (wss/ws-url s "/") "100")
               r (when (zero? (long exit)) (json/read out {:key-fn keyword}))]

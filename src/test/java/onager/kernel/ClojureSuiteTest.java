@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -39,12 +40,13 @@ class ClojureSuiteTest {
   Stream<DynamicNode> clojureTests() throws IOException {
     String only = System.getProperty("clojure.test.ns", "");
     List<String> wanted = only.isBlank() ? List.of() : List.of(only.split(","));
-    List<String> namespaces = new ArrayList<>();
+    // Each namespace wanted, in order, with its file.
+    Map<String, Path> namespaces = new LinkedHashMap<>();
     try (Stream<Path> files = Files.walk(ROOT)) {
       files.filter(p -> p.toString().endsWith("_test.clj")).sorted().forEach(p -> {
         String ns = ROOT.relativize(p).toString()
             .replaceAll("\\.clj$", "").replace('/', '.').replace('_', '-');
-        if (wanted.isEmpty() || wanted.contains(ns)) namespaces.add(ns);
+        if (wanted.isEmpty() || wanted.contains(ns)) namespaces.put(ns, p);
       });
     }
     if (namespaces.isEmpty()) fail("no Clojure test namespace matched " + (only.isBlank() ? ROOT : only));
@@ -52,14 +54,10 @@ class ClojureSuiteTest {
     IFn beside = Clojure.var("onager.test-runner", "beside?");
     // Those that run beside the others start now; each is reported in its turn.
     Map<String, CompletableFuture<Object>> started = new HashMap<>();
-    for (String ns : namespaces) {
-      if (Boolean.TRUE.equals(beside.invoke(ROOT.resolve(pathOf(ns)).toFile()))) started.put(ns, runBeside(ns));
-    }
-    return namespaces.stream().map(ns -> namespace(ns, started.get(ns)));
-  }
-
-  private static String pathOf(String ns) {
-    return ns.replace('-', '_').replace('.', '/') + ".clj";
+    namespaces.forEach((ns, file) -> {
+      if (Boolean.TRUE.equals(beside.invoke(file.toFile()))) started.put(ns, runBeside(ns));
+    });
+    return namespaces.keySet().stream().map(ns -> namespace(ns, started.get(ns)));
   }
 
   // Loaded here, on the suite's thread (two threads loading namespaces at once can
