@@ -1,6 +1,6 @@
 (ns onager.server.jvm-test
   "What a test cannot do to its own JVM, done to a server in a JVM of its own:
-  run it out of heap, and send it SIGTERM."
+  run it out of heap, send it SIGTERM, and be the first to start Netty."
   (:require [clojure.java.shell :as shell]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
@@ -104,3 +104,22 @@
           (is (.waitFor process 30 TimeUnit/SECONDS))
           (is (= exit (.exitValue process)) (jvm/log-text app))
           (finally (jvm/stop app)))))))
+
+(deftest netty-jfr-events-are-off-unless-the-jvm-asks-for-them
+  ;; Netty's first allocator event makes the JVM build JFR's metadata for every event type:
+  ;; jdk.jfr.internal.MetadataRepository is the class that holds it.
+  (let [jfr-metadata? #(str/includes? % "jdk.jfr.internal.MetadataRepository ")]
+    (doseq [what ["server" "client"]]
+      (testing what
+        (let [off (jvm/run 120000 ["-Xlog:class+load=info"] 'onager.netty-defaults-app what)
+              on (jvm/run 120000 ["-Xlog:class+load=info" "-Dio.netty.jfr.enabled=true"]
+                          'onager.netty-defaults-app what)]
+          (doseq [{:keys [exit out]} [off on]]
+            (is (zero? exit) out)
+            (is (str/includes? out "body: ok") out))
+          (testing "by default Netty's events are off and JFR's metadata is never built"
+            (is (str/includes? (:out off) "io.netty.jfr.enabled: false"))
+            (is (not (jfr-metadata? (:out off)))))
+          (testing "a JVM started with -Dio.netty.jfr.enabled=true keeps them"
+            (is (str/includes? (:out on) "io.netty.jfr.enabled: true"))
+            (is (jfr-metadata? (:out on)))))))))

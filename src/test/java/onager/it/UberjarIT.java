@@ -98,6 +98,8 @@ class UberjarIT {
     String loaded = Files.readString(classes);
     assertTrue(loaded.contains("onager.kernel.launch.Launcher "), "the Main-Class ran");
     assertFalse(loaded.contains("clojure.core.server__init"), "the launcher leaves the socket-server set-up out");
+    assertFalse(loaded.contains("jdk.jfr.internal.MetadataRepository "),
+        "with Netty's JFR events off, serving builds no JFR metadata");
   }
 
   @Test

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import onager.kernel.tls.ClientTls;
+import onager.kernel.vertx.NettyDefaults;
 import onager.kernel.vertx.VertxInternals;
 import onager.kernel.websocket.OpenSockets;
 
@@ -72,6 +73,7 @@ public final class OnagerClient implements Closeable {
    * the ex-info naming the option and the file.
    */
   public static OnagerClient create(ClientConfig config) {
+    NettyDefaults.apply();
     HttpClientOptions options = new HttpClientOptions()
         .setKeepAlive(true)
         // Vert.x keeps an unused pooled connection for whole seconds.

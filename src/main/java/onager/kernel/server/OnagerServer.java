@@ -26,6 +26,7 @@ import onager.kernel.log.Logs;
 import onager.kernel.proxy.ProxyProtocol;
 import onager.kernel.tls.CertificateWatch;
 import onager.kernel.tls.Certificates;
+import onager.kernel.vertx.NettyDefaults;
 import onager.kernel.vertx.VertxInternals;
 
 /**
@@ -89,6 +90,7 @@ public final class OnagerServer implements Closeable {
    */
   public static OnagerServer start(IFn handler, ServerConfig config) {
     refuseEventLoop("start");
+    NettyDefaults.apply();
     if (config.proxyProtocol) ProxyProtocol.requireDecoder();
     Certificates certificates = config.tls == null ? null : Certificates.load(config.tls, ConnectionSetup.ALPN);
     boolean owns = config.vertx == null;
