@@ -16,13 +16,16 @@ final class Target {
   final String pathAndQuery;
   /** user:password from the URL, or null. */
   final String userInfo;
+  // What url() gives: the parsed text itself when it is already that, else made on first use.
+  private String url;
 
-  private Target(boolean ssl, String host, int port, String pathAndQuery, String userInfo) {
+  private Target(boolean ssl, String host, int port, String pathAndQuery, String userInfo, String url) {
     this.ssl = ssl;
     this.host = host;
     this.port = port;
     this.pathAndQuery = pathAndQuery;
     this.userInfo = userInfo;
+    this.url = url;
   }
 
   /** The target {@code url} names; an {@link IllegalArgumentException} saying what is wrong with it otherwise. */
@@ -79,8 +82,12 @@ final class Target {
     }
     int hash = url.indexOf('#', end);
     String rest = hash < 0 ? url.substring(end) : url.substring(end, hash);
+    boolean portAsWritten = portText == null
+        || (!portText.isEmpty() && portText.charAt(0) != '0' && port != (ssl ? 443 : 80));
+    boolean asWritten = hash < 0 && userInfo == null && portAsWritten && url.startsWith(scheme)
+        && !rest.isEmpty() && rest.charAt(0) == '/';
     if (rest.isEmpty() || rest.charAt(0) == '?') rest = "/" + rest;
-    return new Target(ssl, host, port, rest, userInfo);
+    return new Target(ssl, host, port, rest, userInfo, asWritten ? url : null);
   }
 
   /**
@@ -107,7 +114,7 @@ final class Target {
   Target withQuery(String query) {
     if (query.isEmpty()) return this;
     String sep = pathAndQuery.indexOf('?') < 0 ? "?" : pathAndQuery.endsWith("?") || pathAndQuery.endsWith("&") ? "" : "&";
-    return new Target(ssl, host, port, pathAndQuery + sep + query, userInfo);
+    return new Target(ssl, host, port, pathAndQuery + sep + query, userInfo, null);
   }
 
   /**
@@ -144,7 +151,9 @@ final class Target {
 
   /** The URL, without the user information. */
   String url() {
-    return origin() + pathAndQuery;
+    String u = url;
+    if (u == null) url = u = origin() + pathAndQuery;
+    return u;
   }
 
   boolean sameOrigin(Target other) {

@@ -2,6 +2,7 @@ package onager.kernel.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,6 +28,27 @@ final class TargetTest {
     Target v6 = Target.parse("http://[::1]:8080/");
     assertEquals("::1", v6.host);
     assertEquals("http://[::1]:8080/", v6.url());
+  }
+
+  @Test
+  void aUrlAlreadyInItsOwnFormIsNotMadeAgain() {
+    // A response map's :url is this form: each response would otherwise build it anew.
+    for (String url : new String[] {"http://127.0.0.1:8080/plaintext", "https://Example.com/a?b=c",
+        "http://[::1]:8080/x", "https://example.com:8443/"}) {
+      Target t = Target.parse(url);
+      assertSame(url, t.url());
+      assertEquals(t.origin() + t.pathAndQuery, t.url());
+    }
+    String[][] remade = {{"HTTP://example.com/x", "http://example.com/x"},
+        {"http://example.com:80/x", "http://example.com/x"}, {"https://example.com:443/", "https://example.com/"},
+        {"http://example.com:0080/x", "http://example.com/x"}, {"http://example.com:/x", "http://example.com/x"},
+        {"http://example.com:08080/x", "http://example.com:8080/x"}, {"http://u:p@example.com/x", "http://example.com/x"},
+        {"http://example.com/x#f", "http://example.com/x"}, {"http://example.com", "http://example.com/"},
+        {"http://example.com?q", "http://example.com/?q"}};
+    for (String[] pair : remade) {
+      assertEquals(pair[1], Target.parse(pair[0]).url(), pair[0]);
+    }
+    assertEquals("http://example.com/x?a=1", Target.parse("http://example.com/x").withQuery("a=1").url());
   }
 
   @Test
