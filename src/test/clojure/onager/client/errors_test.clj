@@ -82,6 +82,24 @@
             e (error-of #(client/get (raw-url rs "/") {:idle-timeout-ms 300}))]
         (is (= [:timeout :idle] [(:onager/error e) (:timeout e)]))
         (is (< (- (System/currentTimeMillis) start) 5000)))))
+  (testing "a server that stalls mid-body, read as a stream: :idle-timeout-ms fails the stream"
+    (with-raw-server [rs (serve-once (fn [out]
+                                       (write! out "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten.\n")
+                                       (Thread/sleep 10000)))]
+      (let [start (System/currentTimeMillis)
+            in ^java.io.InputStream (:body (client/get (raw-url rs "/") {:as :stream :idle-timeout-ms 300}))
+            buf (byte-array 100)
+            first-read (.read in buf)
+            e (try (while (pos? (.read in buf))) nil (catch java.io.IOException e e))]
+        (is (= 10 first-read))
+        (is (str/includes? (str (ex-message e)) "no bytes from the server for 300 ms (:idle-timeout-ms)"))
+        (is (< (- (System/currentTimeMillis) start) 5000)))))
+  (testing "a server that sends a byte every 100 ms: each byte starts :idle-timeout-ms anew"
+    (with-raw-server [rs (serve-once (fn [out]
+                                       (write! out "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                                       (dotimes [_ 10] (write! out "1\r\nx\r\n") (Thread/sleep 100))
+                                       (write! out "0\r\n\r\n")))]
+      (is (= "xxxxxxxxxx" (:body (client/get (raw-url rs "/") {:idle-timeout-ms 300}))))))
   (testing "a server that dribbles: :request-timeout-ms"
     (with-raw-server [rs (serve-once (fn [out]
                                        (write! out "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")

@@ -18,8 +18,9 @@ import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 import onager.kernel.http.ContentType;
+import onager.kernel.limits.Deadline;
+import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.log.Logs;
 import onager.kernel.request.StreamingBody;
 import onager.kernel.vertx.VertxInternals;
@@ -29,12 +30,15 @@ import onager.kernel.vertx.VertxInternals;
  * followed by its policy, a stale pooled connection retried once for an
  * idempotent request, the body read as {@code :as} asks within
  * {@code :max-body}, and the whole of it within {@code :request-timeout-ms}.
+ * From when it has its connection until its response ends, the call is tracked
+ * by the {@code :idle-timeout-ms} clock of its event loop, anew from each piece
+ * of the response.
  *
  * <p>Everything but {@link #start} runs on the call's context, one event loop,
  * so its state needs no locks. It ends once: the future completes, and the
  * respond or raise callback (when given) is called on that event loop.
  */
-final class ClientCall {
+final class ClientCall extends Deadline {
   private static final Handler<Throwable> IGNORE = t -> { };
 
   private final OnagerClient client;
@@ -55,6 +59,8 @@ final class ClientCall {
   private boolean done;
   private HttpClientRequest current;
   private StreamingBody stream;
+  // The :idle-timeout-ms clock that tracks the call; null without one, or before the first attempt sends.
+  private RequestTimeouts idle;
 
   ClientCall(OnagerClient client, ClientRequest request, IFn respond, IFn raise) {
     this.client = client;
@@ -84,6 +90,8 @@ final class ClientCall {
   }
 
   private void attempt() {
+    // The idle clock is for the exchange: a redirect's or retry's connection has its own timeout.
+    if (idle != null) idle.reset(this);
     RequestOptions options = new RequestOptions()
         .setMethod(method)
         .setHost(target.host)
@@ -95,7 +103,6 @@ final class ClientCall {
         .setProtocolVersion(client.protocol(target.ssl));
     if (request.proxy != null) options.setProxyOptions(request.proxy);
     if (request.connectTimeoutMs > 0) options.setConnectTimeout(request.connectTimeoutMs);
-    if (request.idleTimeoutMs > 0) options.setIdleTimeout(request.idleTimeoutMs);
     client.agent.request(options).onComplete(ar -> {
       if (ar.failed()) {
         fail(ClientFailure.classify(ar.cause(), true, request.connectTimeoutMs, request.map, target.url()));
@@ -113,6 +120,10 @@ final class ClientCall {
     // Failures reach the call through the futures; without a handler Vert.x would log each again.
     req.exceptionHandler(IGNORE);
     current = req;
+    if (request.idleTimeoutMs > 0) {
+      if (idle == null) idle = client.idleClock(VertxInternals.eventLoop(context), request.idleTimeoutMs);
+      idle.start(this);
+    }
     body.send(req, client.vertx).onComplete(ar -> {
       if (ar.succeeded()) {
         response(ar.result());
@@ -210,6 +221,7 @@ final class ClientCall {
     HttpClientRequest req = current;
     resp.handler(piece -> {
       if (done) return;
+      bytesArrived();
       if (!collector.add(piece)) {
         fail(ClientFailure.of(ClientFailure.TOO_LARGE, "the response body is larger than :max-body ("
             + request.maxBody + " bytes)", request.map, target.url(), null));
@@ -242,11 +254,9 @@ final class ClientCall {
     });
   }
 
-  // What a failure once the connection was had means: a timeout there is :idle-timeout-ms's.
+  // What a failure once the connection was had means.
   private ExceptionInfo exchangeFailure(Throwable cause) {
-    return cause instanceof TimeoutException
-        ? ClientFailure.timeout(ClientFailure.IDLE, request.idleTimeoutMs, request.map, target.url())
-        : ClientFailure.classify(cause, false, request.connectTimeoutMs, request.map, target.url());
+    return ClientFailure.classify(cause, false, request.connectTimeoutMs, request.map, target.url());
   }
 
   private static long contentLength(HttpClientResponse resp) {
@@ -287,7 +297,10 @@ final class ClientCall {
     StreamingBody s = new StreamingBody(new ResponseFlow(req, resp), VertxInternals.eventLoop(context),
         request.maxStreamBody, 0, false);
     stream = s;
-    resp.handler(piece -> s.bodyData(VertxInternals.byteBuf(piece)));
+    resp.handler(piece -> {
+      if (stream == s) bytesArrived();
+      s.bodyData(VertxInternals.byteBuf(piece));
+    });
     resp.end().onComplete(ar -> {
       if (ar.succeeded()) {
         s.bodyEnd();
@@ -295,6 +308,7 @@ final class ClientCall {
         s.bodyFailed(new IOException(exchangeFailure(ar.cause()).getMessage(), ar.cause()));
       }
       cancelTimer();
+      stopIdle();
       stream = null;
     });
     complete(responseMap(resp, status, s));
@@ -307,8 +321,17 @@ final class ClientCall {
 
   private void timedOut() {
     timer = -1;
-    ExceptionInfo e = ClientFailure.timeout(ClientFailure.WHOLE, request.requestTimeoutMs, request.map,
-        target.url());
+    giveUp(ClientFailure.timeout(ClientFailure.WHOLE, request.requestTimeoutMs, request.map, target.url()));
+  }
+
+  // No byte came from the server for :idle-timeout-ms. On the call's event loop, from its clock's sweep.
+  @Override
+  protected void expired(long timeoutMs) {
+    giveUp(ClientFailure.timeout(ClientFailure.IDLE, timeoutMs, request.map, target.url()));
+  }
+
+  // A timeout passed: the response's streamed body fails with it, or else the call.
+  private void giveUp(ExceptionInfo e) {
     StreamingBody s = stream;
     if (s != null) {
       stream = null;
@@ -317,6 +340,15 @@ final class ClientCall {
       return;
     }
     fail(e);
+  }
+
+  // A piece of the response arrived: the idle clock counts from now.
+  private void bytesArrived() {
+    if (idle != null) idle.restart(this);
+  }
+
+  private void stopIdle() {
+    if (idle != null) idle.done(this);
   }
 
   private void cancelTimer() {
@@ -329,7 +361,10 @@ final class ClientCall {
   private void complete(IPersistentMap response) {
     if (done) return;
     done = true;
-    if (stream == null) cancelTimer();
+    if (stream == null) {
+      cancelTimer();
+      stopIdle();
+    }
     result.complete(response);
     callback(respond, response);
   }
@@ -338,6 +373,7 @@ final class ClientCall {
     if (done) return;
     done = true;
     cancelTimer();
+    stopIdle();
     if (current != null) current.reset();
     result.completeExceptionally(e);
     callback(raise, e);

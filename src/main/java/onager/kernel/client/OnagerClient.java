@@ -2,6 +2,7 @@ package onager.kernel.client;
 
 import clojure.lang.IFn;
 import clojure.lang.IPersistentMap;
+import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -14,10 +15,12 @@ import io.vertx.core.net.NetClientOptions;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.tls.ClientTls;
 import onager.kernel.vertx.NettyDefaults;
 import onager.kernel.vertx.VertxInternals;
@@ -43,6 +46,8 @@ public final class OnagerClient implements Closeable {
   // one (its task queues, its close hooks) for every request.
   private final Context[] contexts;
   private final AtomicInteger nextContext = new AtomicInteger();
+  // The :idle-timeout-ms clocks of each event loop the client's calls have run on.
+  private final ConcurrentHashMap<EventExecutor, IdleClocks> idleClocks = new ConcurrentHashMap<>();
   /** The client's WebSockets whose listener has had on-open and not yet on-close. */
   final OpenSockets openWebSockets = new OpenSockets();
   // The connections WebSockets open, made on the first: TLS, proxy and timeout as the client's.
@@ -66,6 +71,13 @@ public final class OnagerClient implements Closeable {
     Context current = Vertx.currentContext();
     if (current != null && current.isEventLoopContext() && current.owner() == vertx) return current;
     return contexts[Math.floorMod(nextContext.getAndIncrement(), contexts.length)];
+  }
+
+  /** The clock of :idle-timeout-ms {@code timeoutMs} on {@code loop}. On that loop. */
+  RequestTimeouts idleClock(EventExecutor loop, long timeoutMs) {
+    IdleClocks c = idleClocks.get(loop);
+    if (c == null) c = idleClocks.computeIfAbsent(loop, IdleClocks::new);
+    return c.of(timeoutMs);
   }
 
   /**
@@ -191,6 +203,7 @@ public final class OnagerClient implements Closeable {
             .get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         openWebSockets.awaitNone(CLOSE_TIMEOUT_MS);
       }
+      for (IdleClocks c : idleClocks.values()) c.closeOnLoop();
       if (ownsVertx) vertx.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("the client did not close within " + CLOSE_TIMEOUT_MS + " ms", e);

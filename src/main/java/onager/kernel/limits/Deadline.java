@@ -1,9 +1,10 @@
 package onager.kernel.limits;
 
 /**
- * Something that must be done within a server-wide time, tracked by
- * {@link RequestTimeouts} without a timer of its own: the links and the start
- * time live here, in the object itself, so tracking allocates nothing.
+ * Something that must be done within a time shared by all its kind (a server's
+ * request timeout, a client's idle timeout), tracked by {@link RequestTimeouts}
+ * without a timer of its own: the links and the start time live here, in the
+ * object itself, so tracking allocates nothing.
  */
 public abstract class Deadline {
   static final byte NEW = 0;

@@ -7,7 +7,8 @@ import onager.kernel.log.Logs;
 
 /**
  * The requests of one event loop whose handlers have not answered yet, oldest
- * first, and a sweep that expires those older than the request timeout.
+ * first, and a sweep that expires those older than the request timeout. The
+ * client keeps its calls' idle timeouts the same way (client/IdleClocks).
  *
  * <p>Every request gets the same timeout, so the order they start in is the
  * order they expire in: a linked list kept in start order is a priority queue
