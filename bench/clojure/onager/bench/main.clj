@@ -5,7 +5,7 @@
            [--jvm-flags FLAGS]   (FLAGS, one argument, are added to every server JVM)
            [--base COMMIT]       (each Onager server also runs on COMMIT's kernel and API)
     memory [--quick] [--server x,y] [--runs N]
-    client [--quick] [--runs N] [--warmup S] [--duration S]
+    client [--quick] [--runs N] [--settle S] [--warmup S] [--duration S]
     profile --server x --scenario a [--warmup S] [--duration S]
 
   --server picks servers; the raw Vert.x baseline is always added, since every
@@ -143,7 +143,10 @@
   "Runs the client benchmark and writes its report."
   [opts]
   (let [dir (out-dir "client")
-        s (assoc (settings opts) :log-dir dir :tls-files (tls/certificate dir))
+        s (settings opts)
+        ;; Each GET run is a new client JVM on one CPU, where the JIT compiles beside the load:
+        ;; it warms up for as long as a server settles before its rounds.
+        s (assoc s :warmup (or (:warmup opts) (:settle s)) :log-dir dir :tls-files (tls/certificate dir))
         stamp (env/stamp)
         t0 (System/nanoTime)
         results (client/run-all client/clients client/scenarios s)
