@@ -2,8 +2,9 @@
   "A -main for a JVM of its own, in which Onager is the first to use Netty, for
   the tests of the Netty properties Onager sets (onager.kernel.vertx.NettyDefaults):
   \"server\" serves one request with a server of its own, \"client\" makes one
-  with onager.client to a JDK HttpServer, so that nothing else starts Netty. It
-  prints the body and the property as Netty saw it."
+  with onager.client to a JDK HttpServer, so that nothing else starts Netty
+  (given first, either is the first to). It prints the bodies and the property
+  as Netty saw it."
   (:require [onager.client :as client]
             [onager.server :as server])
   (:import [com.sun.net.httpserver HttpExchange HttpHandler HttpServer]
@@ -38,8 +39,10 @@
          (finally (client/close c) (.stop jdk 0)))))
 
 (defn -main
-  "\"server\" or \"client\": prints the body and io.netty.jfr.enabled as Netty read it."
-  [what]
-  (println "body:" (case what "server" (served-body) "client" (fetched-body)))
+  "For each of `whats`, \"server\" or \"client\" in turn, prints the body; then
+  io.netty.jfr.enabled as Netty read it."
+  [& whats]
+  (doseq [what whats]
+    (println (str what " body:") (case what "server" (served-body) "client" (fetched-body))))
   (println "io.netty.jfr.enabled:" (System/getProperty "io.netty.jfr.enabled"))
   (shutdown-agents))

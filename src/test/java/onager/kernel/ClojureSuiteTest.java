@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +32,8 @@ import org.junit.jupiter.api.TestFactory;
  * <p>After each namespace, one more test fails if Netty's leak detector (at
  * PARANOID, see {@link LeakRecorder}) reported a buffer that was never released.
  * A namespace marked to run beside the others (onager.test-runner/beside?)
- * starts at once on a thread of its own, and is reported in its turn.
+ * starts at once on a thread of its own, and is reported after all the others,
+ * so that the suite waits for it only once they are done.
  */
 class ClojureSuiteTest {
   private static final Path ROOT = Path.of("src/test/clojure");
@@ -52,12 +54,13 @@ class ClojureSuiteTest {
     if (namespaces.isEmpty()) fail("no Clojure test namespace matched " + (only.isBlank() ? ROOT : only));
     Clojure.var("clojure.core", "require").invoke(Clojure.read("onager.test-runner"));
     IFn beside = Clojure.var("onager.test-runner", "beside?");
-    // Those that run beside the others start now; each is reported in its turn.
+    // Those that run beside the others start now, and are reported last.
     Map<String, CompletableFuture<Object>> started = new HashMap<>();
     namespaces.forEach((ns, file) -> {
       if (Boolean.TRUE.equals(beside.invoke(file.toFile()))) started.put(ns, runBeside(ns));
     });
-    return namespaces.keySet().stream().map(ns -> namespace(ns, started.get(ns)));
+    return namespaces.keySet().stream().sorted(Comparator.comparing(started::containsKey))
+        .map(ns -> namespace(ns, started.get(ns)));
   }
 
   // Loaded here, on the suite's thread (two threads loading namespaces at once can
