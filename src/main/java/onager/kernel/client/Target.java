@@ -56,7 +56,7 @@ final class Target {
       authority = authority.substring(at + 1);
     }
     String host;
-    int port = ssl ? 443 : 80;
+    int port = defaultPort(ssl);
     String portText = null;
     if (authority.startsWith("[")) {
       int close = authority.indexOf(']');
@@ -83,7 +83,7 @@ final class Target {
     int hash = url.indexOf('#', end);
     String rest = hash < 0 ? url.substring(end) : url.substring(end, hash);
     boolean portAsWritten = portText == null
-        || (!portText.isEmpty() && portText.charAt(0) != '0' && port != (ssl ? 443 : 80));
+        || (!portText.isEmpty() && portText.charAt(0) != '0' && port != defaultPort(ssl));
     boolean asWritten = hash < 0 && userInfo == null && portAsWritten && url.startsWith(scheme)
         && !rest.isEmpty() && rest.charAt(0) == '/';
     if (rest.isEmpty() || rest.charAt(0) == '?') rest = "/" + rest;
@@ -104,10 +104,14 @@ final class Target {
     };
   }
 
+  private static int defaultPort(boolean ssl) {
+    return ssl ? 443 : 80;
+  }
+
   /** host, or host:port when the port is not the scheme's default: the Host header's value. */
   String authority() {
     String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-    return port == (ssl ? 443 : 80) ? h : h + ":" + port;
+    return port == defaultPort(ssl) ? h : h + ":" + port;
   }
 
   /** This target with {@code query} (encoded) added to its query. */
