@@ -61,6 +61,9 @@ public final class Dispatcher {
   public final ServerMetrics metrics;
   /** An exchange notes when it started and what went out: the access log or the meters want it. */
   final boolean recording;
+  // The server has begun to stop accepting. Connections learn that the server stops on their own
+  // event loops, a moment later: a request answered in that moment must say Connection: close too.
+  private volatile boolean stopping;
 
   public Dispatcher(IFn handler, ServerConfig config) {
     this.handler = handler;
@@ -298,6 +301,15 @@ public final class Dispatcher {
   /** Removes the server's meters from the registry, when :metrics is on. */
   public void closeMetrics() {
     if (metrics != null) metrics.close();
+  }
+
+  /** The server stops accepting: every answer from now on ends its connection. */
+  public void stopAccepting() {
+    stopping = true;
+  }
+
+  boolean stopping() {
+    return stopping;
   }
 
   /** Lets the worker threads end once their handlers return. */

@@ -692,8 +692,12 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   // (the server stops). Recorded, so that the connection closes only after a response that said
   // so: a close the client was not told of races the next request it sends (RFC 9112 §9.6).
   private boolean closing() {
-    if (!closeAfter && stream.draining()) closeAfter = true;
+    if (!closeAfter && draining()) closeAfter = true;
     return closeAfter;
+  }
+
+  private boolean draining() {
+    return stream.draining() || server.stopping();
   }
 
   private void publish(HttpResponse response, DefaultFileRegion file) {
@@ -793,7 +797,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   private void switchToWebSocket(Object answer, Object listener) {
     WebSocketHandshake.Refusal no = !stream.switchesToWebSocket()
         ? new WebSocketHandshake.Refusal(400, "WebSockets run over HTTP/1.1 only")
-        : stream.draining() ? new WebSocketHandshake.Refusal(503, "the server is stopping")
+        : draining() ? new WebSocketHandshake.Refusal(503, "the server is stopping")
         : WebSocketHandshake.check(request, server.webSockets);
     if (no != null) {
       Logs.CLIENT.debug("{} {}: {} from {}", request.method(), request.uri(), no.status(), no.why());

@@ -255,6 +255,7 @@ public final class OnagerServer implements Closeable {
     long deadline = System.nanoTime() + grace.toNanos();
     try {
       // Stop accepting first; then the connections drain.
+      dispatcher.stopAccepting();
       listenSockets.close(STEP_TIMEOUT_MS);
       List<Future<Void>> shutdowns = Stream.of(servers, tlsServers, socketServers).flatMap(List::stream)
           .map(s -> s.shutdown(grace)).toList();
