@@ -114,7 +114,9 @@
                                            (let [r (run-client c sc handle opts)]
                                              (println (format "   round %d/%d %-11s %s" round runs (:id c)
                                                               (if (pos? (long (:errors r 0))) (str "FAILED: " (:error r))
-                                                                  (pr-str (figures sc r)))))
+                                                                  (str (pr-str (figures sc r))
+                                                                       (when-let [w (:warmup_s r)]
+                                                                         (str " after " w " s warm-up"))))))
                                              (update acc (:id c) (fnil conj []) r)))
                                          acc defs))
                                {} (range 1 (inc (long runs))))

@@ -3,7 +3,8 @@
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.bench.json :as json]
-            [onager.bench.report :refer [f with-spread]]))
+            [onager.bench.report :refer [f with-spread]]
+            [onager.bench.stats :as stats]))
 
 (set! *warn-on-reflection* true)
 
@@ -47,13 +48,15 @@
     (concat
      [(str "### " (:label sc)) "" (str (:doc sc) ".") ""
       (if get?
-        "| client | req/s | ÷ Vert.x | CPU µs/req | ÷ Vert.x | failed runs |"
+        "| client | req/s | ÷ Vert.x | CPU µs/req | ÷ Vert.x | warm-up s | failed runs |"
         "| client | MiB/s | ÷ Vert.x | CPU ns/byte | ÷ Vert.x | failed runs |")
-      "|---|---|---|---|---|---|"]
+      (if get? "|---|---|---|---|---|---|---|" "|---|---|---|---|---|---|")]
      (for [{:keys [label summary ratio runs]} (:clients sc)
-           :let [[a b] (if get? [:rps :cpu-us] [:mib-s :cpu-ns-byte])]]
+           :let [[a b] (if get? [:rps :cpu-us] [:mib-s :cpu-ns-byte])
+                 warm-ups (stats/spread (map :warmup_s runs))]]
        (str "| " label " | " (with-spread (a summary) #(f % 0)) " | " (with-spread (a ratio) #(f % 2))
             " | " (with-spread (b summary) #(f % 2)) " | " (with-spread (b ratio) #(f % 2))
+            (when get? (str " | " (with-spread warm-ups #(f % 0))))
             " | " (count (filter #(pos? (long (:errors % 0))) runs)) " |"))
      [""])))
 
@@ -72,8 +75,9 @@
           (:load-at-start stamp) ", at end " (:load-at-end stamp))
      (str "- **How:** raw Vert.x server pinned to CPU " (get-in settings [:cpus :server]) ", each client in a JVM of "
           "its own (-Xmx512m, ParallelGC) pinned to CPU " (get-in settings [:cpus :wrk]) "; " (:runs settings)
-          " round(s), alternating clients; GETs " (:duration settings) " s after a " (:warmup settings)
-          " s warm-up, 64 callers on virtual threads each waiting for its response")
+          " round(s), alternating clients; GETs " (:duration settings) " s after a warm-up of at least "
+          (:warmup settings) " s, which goes on (up to 60 s more) until the client's JIT compiles under 2 % of"
+          " the time, 64 callers on virtual threads each waiting for its response")
      ""
      "Every ratio is the client's figure over the Java-only Vert.x client's in the same round, then the"
      "median (min–max) of those. CPU is the client JVM's own (all its threads), read in it over the"

@@ -145,7 +145,8 @@
   (let [dir (out-dir "client")
         s (settings opts)
         ;; Each GET run is a new client JVM on one CPU, where the JIT compiles beside the load:
-        ;; it warms up for as long as a server settles before its rounds.
+        ;; it warms up at least as long as a server settles before its rounds, and on until
+        ;; its JIT is quiet (LoadLoop).
         s (assoc s :warmup (or (:warmup opts) (:settle s)) :log-dir dir :tls-files (tls/certificate dir))
         stamp (env/stamp)
         t0 (System/nanoTime)

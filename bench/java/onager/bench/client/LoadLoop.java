@@ -1,5 +1,6 @@
 package onager.bench.client;
 
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,10 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * How every client of the client benchmark is driven and measured, whatever
  * the client: the same closed loop of callers on virtual threads, the same
- * clock and the same CPU reading, so that the figures differ by the client
+ * warm-up, clock and CPU reading, so that the figures differ by the client
  * alone. Prints one JSON line: requests (or transfers), bytes, seconds, the
- * process's CPU milliseconds over the measured window, errors and the first
- * error's text.
+ * process's CPU milliseconds over the measured window, errors, the first
+ * error's text and how long the warm-up lasted.
  */
 public final class LoadLoop {
   private LoadLoop() {}
@@ -23,6 +24,12 @@ public final class LoadLoop {
   @FunctionalInterface
   public interface Call extends Callable<Long> {}
 
+  // The warm-up goes on past its minimum while the JIT compiles more than this share of the
+  // time, looked at over windows this long, for at most this much longer.
+  private static final double JIT_QUIET = 0.02;
+  private static final long JIT_WINDOW_MS = 2_000;
+  private static final long JIT_MAX_EXTRA_MS = 60_000;
+
   private static long cpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
@@ -30,7 +37,8 @@ public final class LoadLoop {
 
   /**
    * {@code callers} virtual threads each send {@code call} in turn for
-   * {@code warmupMs}, then for {@code durationMs}, which is measured.
+   * {@code warmupMs} and until the JIT is quiet, then for {@code durationMs},
+   * which is measured.
    */
   public static void closedLoop(int callers, long warmupMs, long durationMs, Call call) throws InterruptedException {
     AtomicBoolean measuring = new AtomicBoolean();
@@ -59,7 +67,8 @@ public final class LoadLoop {
         }
       }));
     }
-    Thread.sleep(warmupMs);
+    long warmup = warmUp(warmupMs);
+    long jit0 = jitMs();
     long cpu0 = cpuNanos();
     long t0 = System.nanoTime();
     measuring.set(true);
@@ -67,9 +76,36 @@ public final class LoadLoop {
     measuring.set(false);
     long t1 = System.nanoTime();
     long cpu1 = cpuNanos();
+    long jit = jitMs() - jit0;
     stop.set(true);
     for (Thread t : threads) t.join(10_000);
-    report(requests.get(), bytes.get(), t1 - t0, cpu1 - cpu0, errors.get(), firstError.toString());
+    report(requests.get(), bytes.get(), t1 - t0, cpu1 - cpu0, errors.get(), firstError.toString(),
+        String.format(Locale.ROOT, ",\"warmup_s\":%.1f,\"jit_ms\":%d", warmup / 1e3, jit));
+  }
+
+  /**
+   * Sleeps {@code minMs}, then on while the JIT compiles: the client shares one
+   * CPU with its compiler threads, and a client with more code to compile would
+   * otherwise be measured compiling. Returns the warm-up's length in ms.
+   */
+  private static long warmUp(long minMs) throws InterruptedException {
+    long t0 = System.nanoTime();
+    Thread.sleep(minMs);
+    long deadline = System.nanoTime() + JIT_MAX_EXTRA_MS * 1_000_000;
+    long compiled = jitMs();
+    while (compiled >= 0 && System.nanoTime() < deadline) {
+      Thread.sleep(JIT_WINDOW_MS);
+      long now = jitMs();
+      if (now - compiled < JIT_QUIET * JIT_WINDOW_MS) break;
+      compiled = now;
+    }
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
+  // The compiler threads' time so far in ms, or -1 when the JVM does not tell.
+  private static long jitMs() {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
   }
 
   /** Runs {@code warm} once unmeasured, then {@code call} once measured: one large transfer. */
@@ -90,14 +126,16 @@ public final class LoadLoop {
     }
     long t1 = System.nanoTime();
     long cpu1 = cpuNanos();
-    report(errors == 0 ? 1 : 0, n, t1 - t0, cpu1 - cpu0, errors, error);
+    report(errors == 0 ? 1 : 0, n, t1 - t0, cpu1 - cpu0, errors, error, "");
   }
 
-  private static void report(long requests, long bytes, long nanos, long cpuNanos, long errors, String error) {
+  // more: further fields, each after a comma.
+  private static void report(long requests, long bytes, long nanos, long cpuNanos, long errors, String error,
+                             String more) {
     System.out.println(String.format(Locale.ROOT,
-        "{\"requests\":%d,\"bytes\":%d,\"seconds\":%.4f,\"cpu_ms\":%.2f,\"errors\":%d,\"error\":\"%s\"}",
+        "{\"requests\":%d,\"bytes\":%d,\"seconds\":%.4f,\"cpu_ms\":%.2f,\"errors\":%d,\"error\":\"%s\"%s}",
         requests, bytes, nanos / 1e9, cpuNanos / 1e6, errors,
-        error.replace("\\", "\\\\").replace("\"", "'").replace("\n", " ")));
+        error.replace("\\", "\\\\").replace("\"", "'").replace("\n", " "), more));
     System.out.flush();
   }
 
