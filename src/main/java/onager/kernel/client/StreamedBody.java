@@ -1,5 +1,7 @@
 package onager.kernel.client;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -9,10 +11,10 @@ import io.vertx.core.http.HttpHeaders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import onager.kernel.vertx.VertxInternals;
 
 /**
  * A body read as it goes out: an {@link InputStream}, or a sequence of strings
@@ -78,11 +80,16 @@ final class StreamedBody implements RequestBody {
         byte[] piece = new byte[PIECE];
         int n;
         while (failure == null && (n = in.read(piece)) >= 0) {
-          if (n > 0) write(request, Buffer.buffer(Arrays.copyOf(piece, n)));
+          if (n > 0) {
+            // Copied once, into the pooled memory the socket writes from: a heap buffer would be
+            // copied there again as it is written, and leave a piece of garbage behind.
+            ByteBuf pooled = ByteBufAllocator.DEFAULT.directBuffer(n).writeBytes(piece, 0, n);
+            write(request, VertxInternals.buffer(pooled), pooled);
+          }
         }
       } else {
         Iterator<?> it = items.iterator();
-        while (failure == null && it.hasNext()) write(request, piece(it.next()));
+        while (failure == null && it.hasNext()) write(request, piece(it.next()), null);
       }
       if (failure == null) request.end();
     } catch (InterruptedException e) {
@@ -108,9 +115,18 @@ final class StreamedBody implements RequestBody {
         + (item == null ? "nil" : item.getClass().getName()));
   }
 
-  // Writes one piece, then waits while the connection has more queued than it takes.
-  private void write(HttpClientRequest request, Buffer piece) throws InterruptedException, ExecutionException {
-    request.write(piece);
+  // Writes one piece, then waits while the connection has more queued than it takes. pooled, when
+  // not null, is the piece's memory, released once the piece is written or has failed.
+  private void write(HttpClientRequest request, Buffer piece, ByteBuf pooled)
+      throws InterruptedException, ExecutionException {
+    Future<Void> written;
+    try {
+      written = request.write(piece);
+    } catch (RuntimeException e) {
+      if (pooled != null) pooled.release();
+      throw e;
+    }
+    if (pooled != null) written.onComplete(ignored -> pooled.release());
     while (failure == null && request.writeQueueFull()) {
       CompletableFuture<Void> d = new CompletableFuture<>();
       drained = d;

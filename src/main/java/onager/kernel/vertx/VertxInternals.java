@@ -86,6 +86,14 @@ public final class VertxInternals {
     return (MultiMap) headers;
   }
 
+  /**
+   * {@code buf} as a Buffer, without a copy. Vert.x never releases it: whoever
+   * made it releases it once it is written.
+   */
+  public static Buffer buffer(ByteBuf buf) {
+    return BufferInternal.buffer(buf);
+  }
+
   /** The Netty buffer under {@code buffer}, without a copy: a view with indices of its own. */
   public static ByteBuf byteBuf(Buffer buffer) {
     return ((BufferInternal) buffer).getByteBuf();
