@@ -149,10 +149,11 @@ install:
 # class path: no second dependency list.
 BENCH_CLASSES := target/bench-classes/.built
 BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
-# QUICK=1: short runs; SCENARIO=a,b and SERVER=x,y pick; RUNS, SETTLE, WARMUP, DURATION (s) override;
+# QUICK=1: short runs; SCENARIO=a,b, SERVER=x,y and CLIENT=x,y pick; RUNS, SETTLE, WARMUP, DURATION (s) override;
 # BENCH_JVM_FLAGS adds flags to every server JVM; BASE=<commit> also runs each Onager server
 # on that commit's kernel, in the same alternating rounds (before/after a change).
 BENCH_ARGS = $(if $(QUICK),--quick) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SERVER),--server $(SERVER)) \
+  $(if $(CLIENT),--client $(CLIENT)) \
   $(if $(RUNS),--runs $(RUNS)) $(if $(SETTLE),--settle $(SETTLE)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
   $(if $(BENCH_JVM_FLAGS),--jvm-flags "$(BENCH_JVM_FLAGS)") $(if $(BASE),--base $(BASE))
 BENCH_RUN = java -Djava.awt.headless=true -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \

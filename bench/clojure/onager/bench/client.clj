@@ -48,6 +48,12 @@
    {:id "client-upload" :label "1 GiB upload" :mode "upload" :path "/upload" :size gib
     :doc "one POST of 1 GiB streamed from a generator, after one of 256 MiB"}])
 
+(defn by-id
+  "The entry of `table` (clients or scenarios) whose :id is `id`, or nil;
+  with one argument, that function of `id`."
+  ([table] #(by-id table %))
+  ([table id] (some #(when (= id (:id %)) %) table)))
+
 (defn- classpath [kind]
   (case kind
     :raw (servers/classpath :raw)

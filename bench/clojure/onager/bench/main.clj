@@ -5,12 +5,13 @@
            [--jvm-flags FLAGS]   (FLAGS, one argument, are added to every server JVM)
            [--base COMMIT]       (each Onager server also runs on COMMIT's kernel and API)
     memory [--quick] [--server x,y] [--runs N]
-    client [--quick] [--runs N] [--settle S] [--warmup S] [--duration S]
+    client [--quick] [--scenario a,b] [--client x,y] [--runs N] [--settle S] [--warmup S] [--duration S]
     profile --server x --scenario a [--warmup S] [--duration S]
 
-  --server picks servers; the raw Vert.x baseline is always added, since every
-  figure is a ratio to it. A run with every scenario and every server writes
-  its report to bench/results/ as well as to target/bench/<time>/."
+  --server picks servers and --client clients; the raw Vert.x baseline and the
+  Java-only Vert.x client are always added, since every figure is a ratio to
+  them. A run with every scenario and every server or client writes its report
+  to bench/results/ as well as to target/bench/<time>/."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [onager.bench.client :as client]
@@ -36,6 +37,7 @@
       "--quick" (recur (assoc opts :quick true) (rest args))
       "--scenario" (recur (assoc opts :scenarios (str/split b #",")) more)
       "--server" (recur (assoc opts :servers (str/split b #",")) more)
+      "--client" (recur (assoc opts :clients (str/split b #",")) more)
       "--runs" (recur (assoc opts :runs (parse-long b)) more)
       "--warmup" (recur (assoc opts :warmup (parse-long b)) more)
       "--settle" (recur (assoc opts :settle (parse-long b)) more)
@@ -148,13 +150,18 @@
         ;; it warms up at least as long as a server settles before its rounds, and on until
         ;; its JIT is quiet (LoadLoop).
         s (assoc s :warmup (or (:warmup opts) (:settle s)) :log-dir dir :tls-files (tls/certificate dir))
+        scenario-defs (pick (:scenarios opts) client/scenarios (client/by-id client/scenarios) "client scenario")
+        client-defs (vec (distinct (cons (client/by-id client/clients client/baseline-id)
+                                         (pick (:clients opts) client/clients (client/by-id client/clients)
+                                               "client"))))
+        complete? (and (empty? (:scenarios opts)) (empty? (:clients opts)) (not (:quick opts)))
         stamp (env/stamp)
         t0 (System/nanoTime)
-        results (client/run-all client/clients client/scenarios s)
+        results (client/run-all client-defs scenario-defs s)
         data {:stamp (assoc stamp :load-at-end (env/load-now) :minutes (/ (- (System/nanoTime) t0) 6e10))
               :settings (dissoc s :log-dir :tls-files)
               :scenarios results}]
-    (client-report/write data dir (when-not (:quick opts) (io/file "bench/results")))))
+    (client-report/write data dir (when complete? (io/file "bench/results")))))
 
 (defn profile
   "Records a JFR profile of one server under one scenario and prints where it
