@@ -180,7 +180,7 @@ bench-memory: $(BENCH_CLASSES) $(UBERJAR) $(if $(AOT_OK),$(AOT_CACHE))
 	$(BENCH_RUN) memory $(BENCH_ARGS)
 
 # The HTTP client against the raw Vert.x server: Onager's, the Java-only Vert.x client (the
-# ceiling), the JDK's HttpClient and clj-http 2.3; about 25 minutes in full.
+# ceiling), the JDK's HttpClient and clj-http 2.3; about 30 minutes in full.
 bench-client: $(BENCH_CLASSES)
 	@scripts/install-tools bench
 	$(BENCH_RUN) client $(BENCH_ARGS)
