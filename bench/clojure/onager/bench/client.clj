@@ -49,10 +49,9 @@
     :doc "one POST of 1 GiB streamed from a generator, after one of 256 MiB"}])
 
 (defn by-id
-  "The entry of `table` (clients or scenarios) whose :id is `id`, or nil;
-  with one argument, that function of `id`."
-  ([table] #(by-id table %))
-  ([table id] (some #(when (= id (:id %)) %) table)))
+  "The entry of `table` (clients or scenarios) whose :id is `id`, or nil."
+  [table id]
+  (first (filter #(= id (:id %)) table)))
 
 (defn- classpath [kind]
   (case kind

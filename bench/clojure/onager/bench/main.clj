@@ -150,9 +150,10 @@
         ;; it warms up at least as long as a server settles before its rounds, and on until
         ;; its JIT is quiet (LoadLoop).
         s (assoc s :warmup (or (:warmup opts) (:settle s)) :log-dir dir :tls-files (tls/certificate dir))
-        scenario-defs (pick (:scenarios opts) client/scenarios (client/by-id client/scenarios) "client scenario")
+        scenario-defs (pick (:scenarios opts) client/scenarios (partial client/by-id client/scenarios)
+                            "client scenario")
         client-defs (vec (distinct (cons (client/by-id client/clients client/baseline-id)
-                                         (pick (:clients opts) client/clients (client/by-id client/clients)
+                                         (pick (:clients opts) client/clients (partial client/by-id client/clients)
                                                "client"))))
         complete? (and (empty? (:scenarios opts)) (empty? (:clients opts)) (not (:quick opts)))
         stamp (env/stamp)
