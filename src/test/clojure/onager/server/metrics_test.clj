@@ -9,6 +9,7 @@
             [onager.metrics :as metrics]
             [onager.router :as router]
             [onager.server :as server]
+            [onager.tls :as tls]
             [onager.test-jvm :as jvm]
             [onager.test-support :as ts]
             [onager.ws-support :as ws])
@@ -16,6 +17,9 @@
            [io.micrometer.core.instrument.search Search]
            [io.micrometer.core.instrument.simple SimpleMeterRegistry]
            [java.io File]
+           [java.nio.file Path]
+           [java.security.cert X509Certificate]
+           [onager.kernel.tls Pem]
            [java.util.concurrent CountDownLatch TimeUnit]))
 
 (set! *warn-on-reflection* true)
@@ -153,6 +157,14 @@
             m))
       (is (= 3 (eventually #(let [n (timer-count r {:method "OTHER" :status 200})] (when (= 3 n) n))))))))
 
+(defn- exchange-bytes
+  "Sends `request` on a raw socket to `s`, reads until the server closes the
+  connection, and returns how many bytes came back."
+  [s request]
+  (with-open [socket (ts/connect s)]
+    (ts/send! socket request)
+    (count (:text (ts/read-all socket)))))
+
 (deftest connections-and-bytes
   (let [r (SimpleMeterRegistry.)]
     (ts/with-server [s (ok (apply str (repeat 1000 "x"))) {:metrics r}]
@@ -161,18 +173,57 @@
         (with-open [socket (ts/connect s)]
           (ts/send! socket request)
           (let [in (.getInputStream socket)
-                buf (byte-array 4096)]
-            ;; The whole response: its head and 1000 bytes of body.
-            (loop [got ""]
-              (when-not (str/ends-with? got (apply str (repeat 10 "x")))
-                (let [n (.read in buf)]
-                  (when (pos? n) (recur (str got (String. buf 0 n "ISO-8859-1"))))))))
-          (is (= 1.0 (gauge r "http.server.connections.active")))
-          (is (= 1.0 (counter r "http.server.connections.opened" {})))
-          (is (= (double (count request)) (counter r "http.server.data.received" {})))
-          (is (< 1000.0 (counter r "http.server.data.sent" {}))))
+                buf (byte-array 4096)
+                ;; The whole response: its head and 1000 bytes of body.
+                got (loop [got ""]
+                      (if (str/ends-with? got (apply str (repeat 10 "x")))
+                        got
+                        (let [n (.read in buf)]
+                          (if (pos? n) (recur (str got (String. buf 0 n "ISO-8859-1"))) got))))]
+            (is (= 1.0 (gauge r "http.server.connections.active")))
+            (is (= 1.0 (counter r "http.server.connections.opened" {})))
+            (is (= (double (count request)) (counter r "http.server.data.received" {})))
+            (is (= (double (count got)) (counter r "http.server.data.sent" {})))))
         (is (eventually #(= 0.0 (gauge r "http.server.connections.active"))))
         (is (= "bytes" (.getBaseUnit (.getId ^Meter (.functionCounter (search r "http.server.data.sent" {}))))))))))
+
+(deftest bytes-are-counted-once-however-they-are-written
+  (let [file (doto (File/createTempFile "onager-metrics" ".bin") (.deleteOnExit))
+        _ (spit file (apply str (repeat 100000 "f")))
+        handler (fn [{:keys [uri]}]
+                  {:status 200
+                   :body (case uri
+                           ;; Written by the handler's virtual thread, in pieces, off the event loop.
+                           "/stream" (java.io.ByteArrayInputStream. (byte-array 300000 (byte 65)))
+                           ;; Sent by sendfile, as a file region.
+                           "/file" file
+                           "short")})]
+    (doseq [mode [:virtual :event-loop]
+            [uri least] [["/stream" 300000] ["/file" 100000] ["/short" 5]]]
+      (testing (str mode " " uri)
+        (let [r (SimpleMeterRegistry.)]
+          (ts/with-server [s handler {:metrics r :handler-mode mode}]
+            (let [request (str "GET " uri " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                  got (exchange-bytes s request)]
+              (is (< least got))
+              (is (= (double got) (eventually #(let [n (counter r "http.server.data.sent" {})]
+                                                   (when (= n (double got)) n)))))
+              (is (= (double (count request)) (counter r "http.server.data.received" {}))))))))))
+
+(deftest bytes-over-tls-are-the-records-on-the-wire
+  (let [r (SimpleMeterRegistry.)
+        files (tls/self-signed {})]
+    (ts/with-server [s (ok (apply str (repeat 1000 "x"))) (merge {:metrics r :port nil :ssl-port 0} files)]
+      (let [out (shell/sh "curl" "-sk" "--http1.1" "-o" "/dev/null" "-w" "%{size_header} %{size_download}"
+                          (str "https://127.0.0.1:" (server/ssl-port s) "/"))
+            [head body] (map parse-long (str/split (:out out) #" "))
+            cert-der (count (.getEncoded ^X509Certificate (first (Pem/certificates (Path/of (:ssl-cert files) (make-array String 0))))))]
+        (is (= 1000 body))
+        (is (eventually #(= 0.0 (gauge r "http.server.connections.active"))))
+        (testing "the server's handshake, its certificate in it, counts among the bytes sent"
+          (is (< (+ head body cert-der) (counter r "http.server.data.sent" {}))))
+        (testing "the client's hello and its encrypted request count among the bytes received"
+          (is (< 300.0 (counter r "http.server.data.received" {}))))))))
 
 ;; ---- refusals ----
 

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpMethod;
@@ -63,7 +64,6 @@ public final class ServerMetrics implements MessageMeter {
   private final Counter textSent;
   private final Counter binarySent;
   private final Timer loopDelay;
-  private final ByteCounter bytes;
   // One listener for every connection's close: it holds no state of the connection's.
   private final ChannelFutureListener closed = f -> connections.decrement();
   private final ConcurrentHashMap<String, RouteTimers> routes = new ConcurrentHashMap<>();
@@ -82,7 +82,6 @@ public final class ServerMetrics implements MessageMeter {
     gauge("http.server.requests.active", "Requests received and not yet answered", active, LongAdder::sum);
     gauge("http.server.connections.active", "Connections open", connections, LongAdder::sum);
     opened = counter(Counter.builder("http.server.connections.opened").description("Connections accepted"));
-    bytes = new ByteCounter(received, sent);
     meters.add(FunctionCounter.builder("http.server.data.received", received, LongAdder::sum).baseUnit("bytes")
         .description("Bytes read from clients' connections").register(this.registry));
     meters.add(FunctionCounter.builder("http.server.data.sent", sent, LongAdder::sum).baseUnit("bytes")
@@ -154,8 +153,10 @@ public final class ServerMetrics implements MessageMeter {
     connections.increment();
     // Told even when the channel closed already: the count cannot stay one too high.
     channel.closeFuture().addListener(closed);
-    // First in the pipeline: the bytes on the wire, TLS records included.
-    channel.pipeline().addFirst("onager-metrics", bytes);
+    // The bytes on the wire, TLS records included; counted by the transport, before any read or write.
+    ChannelConfig config = channel.config();
+    config.setRecvByteBufAllocator(new CountedReads(config.getRecvByteBufAllocator(), received));
+    config.setMessageSizeEstimator(new CountedWrites(config.getMessageSizeEstimator(), channel.eventLoop(), sent));
   }
 
   /** A request the server will answer (its limits checked next). On the event loop. */
