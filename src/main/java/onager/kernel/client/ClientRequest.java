@@ -81,11 +81,11 @@ final class ClientRequest {
   /** The request's own proxy; null for the client's. */
   final ProxyOptions proxy;
 
-  private ClientRequest(IPersistentMap map, ClientConfig config) {
+  private ClientRequest(IPersistentMap map, ClientConfig config, LastTarget targets) {
     this.map = map;
     RequestDefaults d = config.defaults;
     method = method(map);
-    Target t = target(map);
+    Target t = target(map, targets);
     Object query = map.valAt(QUERY_PARAMS);
     if (query != null) {
       if (!(query instanceof Map<?, ?> q)) throw invalid("query-params", query, "a map of parameters");
@@ -127,9 +127,12 @@ final class ClientRequest {
     if (p != null && proxy == null) throw invalid("proxy", p, ClientProxies.ALLOWED);
   }
 
-  /** The request {@code map} describes, with {@code config}'s defaults; throws the ex-info naming a bad key. */
-  static ClientRequest parse(IPersistentMap map, ClientConfig config) {
-    return new ClientRequest(map, config);
+  /**
+   * The request {@code map} describes, with {@code config}'s defaults, its URL
+   * parsed by {@code targets}; throws the ex-info naming a bad key.
+   */
+  static ClientRequest parse(IPersistentMap map, ClientConfig config, LastTarget targets) {
+    return new ClientRequest(map, config, targets);
   }
 
   /** The URL as the errors name it. */
@@ -154,7 +157,7 @@ final class ClientRequest {
     return HttpMethod.valueOf(name.toUpperCase(Locale.ROOT));
   }
 
-  private Target target(IPersistentMap m) {
+  private Target target(IPersistentMap m, LastTarget targets) {
     Object url = m.valAt(URL);
     String text;
     String key = "url";
@@ -176,7 +179,7 @@ final class ClientRequest {
       url = text;
     }
     try {
-      return Target.parse(text);
+      return targets.parse(text);
     } catch (IllegalArgumentException e) {
       throw invalid(key, url, "an absolute http or https URL (" + e.getMessage() + ")");
     }

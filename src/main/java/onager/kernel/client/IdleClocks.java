@@ -15,7 +15,7 @@ import onager.kernel.limits.RequestTimeouts;
  * All methods but {@link #closeOnLoop} run on the loop.
  */
 final class IdleClocks {
-  private final EventExecutor loop;
+  final EventExecutor loop;
   // Nearly every request gives the client's default: it is found without the map.
   private long lastMs = -1;
   private RequestTimeouts last;

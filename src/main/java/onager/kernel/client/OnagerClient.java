@@ -14,8 +14,8 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import java.io.Closeable;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -46,8 +46,10 @@ public final class OnagerClient implements Closeable {
   // one (its task queues, its close hooks) for every request.
   private final Context[] contexts;
   private final AtomicInteger nextContext = new AtomicInteger();
-  // The :idle-timeout-ms clocks of each event loop the client's calls have run on.
-  private final ConcurrentHashMap<EventExecutor, IdleClocks> idleClocks = new ConcurrentHashMap<>();
+  // The :idle-timeout-ms clocks of each event loop the client's calls have run on: a few loops,
+  // found by a scan, the array replaced whole when a loop is added.
+  private volatile IdleClocks[] idleClocks = new IdleClocks[0];
+  private final LastTarget targets = new LastTarget();
   /** The client's WebSockets whose listener has had on-open and not yet on-close. */
   final OpenSockets openWebSockets = new OpenSockets();
   // The connections WebSockets open, made on the first: TLS, proxy and timeout as the client's.
@@ -75,9 +77,22 @@ public final class OnagerClient implements Closeable {
 
   /** The clock of :idle-timeout-ms {@code timeoutMs} on {@code loop}. On that loop. */
   RequestTimeouts idleClock(EventExecutor loop, long timeoutMs) {
-    IdleClocks c = idleClocks.get(loop);
-    if (c == null) c = idleClocks.computeIfAbsent(loop, IdleClocks::new);
-    return c.of(timeoutMs);
+    for (IdleClocks c : idleClocks) {
+      if (c.loop == loop) return c.of(timeoutMs);
+    }
+    return addIdleClocks(loop).of(timeoutMs);
+  }
+
+  private synchronized IdleClocks addIdleClocks(EventExecutor loop) {
+    IdleClocks[] now = idleClocks;
+    for (IdleClocks c : now) {
+      if (c.loop == loop) return c;
+    }
+    IdleClocks c = new IdleClocks(loop);
+    IdleClocks[] next = Arrays.copyOf(now, now.length + 1);
+    next[now.length] = c;
+    idleClocks = next;
+    return c;
   }
 
   /**
@@ -132,7 +147,7 @@ public final class OnagerClient implements Closeable {
    * the client's event loop. A request map that cannot be sent throws here.
    */
   public CompletableFuture<Object> execute(IPersistentMap request, IFn respond, IFn raise) {
-    return new ClientCall(this, ClientRequest.parse(request, config), respond, raise).start();
+    return new ClientCall(this, ClientRequest.parse(request, config, targets), respond, raise).start();
   }
 
   /**
@@ -146,7 +161,7 @@ public final class OnagerClient implements Closeable {
       throw new IllegalStateException("a request that waits for its response cannot run on a Vert.x event "
           + "loop: give :async? true, or respond and raise");
     }
-    ClientCall call = new ClientCall(this, ClientRequest.parse(request, config), null, null);
+    ClientCall call = new ClientCall(this, ClientRequest.parse(request, config, targets), null, null);
     CompletableFuture<Object> response = call.start();
     try {
       return response.get();
@@ -203,7 +218,7 @@ public final class OnagerClient implements Closeable {
             .get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         openWebSockets.awaitNone(CLOSE_TIMEOUT_MS);
       }
-      for (IdleClocks c : idleClocks.values()) c.closeOnLoop();
+      for (IdleClocks c : idleClocks) c.closeOnLoop();
       if (ownsVertx) vertx.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("the client did not close within " + CLOSE_TIMEOUT_MS + " ms", e);
