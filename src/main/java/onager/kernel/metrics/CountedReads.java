@@ -1,8 +1,5 @@
 package onager.kernel.metrics;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelConfig;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 import java.util.concurrent.atomic.LongAdder;
@@ -29,12 +26,11 @@ final class CountedReads implements RecvByteBufAllocator {
     return new Counting((ExtendedHandle) allocator.newHandle(), received);
   }
 
-  private static final class Counting implements ExtendedHandle {
-    private final ExtendedHandle handle;
+  private static final class Counting extends DelegatingHandle implements ExtendedHandle {
     private final LongAdder received;
 
     Counting(ExtendedHandle handle, LongAdder received) {
-      this.handle = handle;
+      super(handle);
       this.received = received;
     }
 
@@ -42,57 +38,12 @@ final class CountedReads implements RecvByteBufAllocator {
     public void lastBytesRead(int bytes) {
       // Negative at the end of the stream, zero when the socket had nothing.
       if (bytes > 0) received.add(bytes);
-      handle.lastBytesRead(bytes);
-    }
-
-    @Override
-    public int lastBytesRead() {
-      return handle.lastBytesRead();
-    }
-
-    @Override
-    public ByteBuf allocate(ByteBufAllocator alloc) {
-      return handle.allocate(alloc);
-    }
-
-    @Override
-    public int guess() {
-      return handle.guess();
-    }
-
-    @Override
-    public void reset(ChannelConfig config) {
-      handle.reset(config);
-    }
-
-    @Override
-    public void incMessagesRead(int numMessages) {
-      handle.incMessagesRead(numMessages);
-    }
-
-    @Override
-    public void attemptedBytesRead(int bytes) {
-      handle.attemptedBytesRead(bytes);
-    }
-
-    @Override
-    public int attemptedBytesRead() {
-      return handle.attemptedBytesRead();
-    }
-
-    @Override
-    public boolean continueReading() {
-      return handle.continueReading();
+      super.lastBytesRead(bytes);
     }
 
     @Override
     public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
-      return handle.continueReading(maybeMoreDataSupplier);
-    }
-
-    @Override
-    public void readComplete() {
-      handle.readComplete();
+      return ((ExtendedHandle) delegate()).continueReading(maybeMoreDataSupplier);
     }
   }
 }
