@@ -91,8 +91,9 @@
   "The issue's bars on the throughput figures: scenario, server, figure (a
   path into a server's result), comparison and target; with `:base`, the
   figure is the median over the rounds of the server's req/s divided by that
-  server's in the same round (metrics on against off), and the bar is checked
-  only when both ran."
+  server's measured at the same time (its :beside runs), or in the same round
+  when there are none (metrics on against off), and the bar is checked only
+  when both ran."
   (vec (concat
         (for [sc ["plaintext" "pipelined" "json"]
               [path op target what] [[[:ratio :rps :median] >= 0.95 "req/s ÷ raw Vert.x"]
@@ -142,11 +143,15 @@
         :let [s (find-server data scenario server)
               b (when base (find-server data scenario base))]
         :when (and s (or (nil? base) b))
-        ;; Same-round pairs: the machine's drift between rounds hits both alike, as it does
+        ;; Measured at once beside its twin when the run did so (onager.bench.run), else
+        ;; same-round pairs: the machine's drift between rounds hits both alike, as it does
         ;; a server and raw Vert.x in the ratios to it.
-        :let [v (if base
+        :let [v (cond
+                  (and base (= base (:beside s)))
+                  (:median (stats/spread (map #(stats/ratio (:rps %) (:rps (:twin %))) (:beside-runs s))))
+                  base
                   (:median (stats/spread (map #(stats/ratio (:rps %1) (:rps %2)) (:runs s) (:runs b))))
-                  (get-in s path))]]
+                  :else (get-in s path))]]
     (str "| " scenario " | " server " | " what " | " (if (> target 100) (count-str v) (f v 3)) " | "
          (if (= op >=) "≥ " "≤ ") target " | " (verdict v op target) " |")))
 
@@ -171,7 +176,14 @@
           " | " (with-spread (:cpu-us summary) #(f % 2)) " | " (ratio-str (:cpu-us ratio))
           " | " (bytes-str (some-> summary :alloc-bytes :median)) " | " (f (some-> ratio :alloc-bytes :median) 2)
           " | " errors " |"))
-   [""]))
+   [""]
+   (for [{:keys [label beside beside-runs]} (:servers sc)
+         :when (seq beside-runs)]
+     (str "Beside " beside " (both at once on the server CPU, each round): " label " made "
+          (with-spread (stats/spread (map #(stats/ratio (:rps %) (:rps (:twin %))) beside-runs)) #(f % 3))
+          " × its req/s, at "
+          (with-spread (stats/spread (map #(stats/ratio (:cpu-us %) (:cpu-us (:twin %))) beside-runs)) #(f % 3))
+          " × its CPU per request.\n"))))
 
 (defn bench-markdown
   "The Markdown report of a throughput run."

@@ -3,7 +3,13 @@
   the measured runs go round the servers (A B C A B C ...) so that whatever
   else the machine does hits all of them alike. Each run is a warm-up and a
   measurement; around the measurement the harness reads the server's CPU time
-  (/proc) and heap allocation (its probe)."
+  (/proc) and heap allocation (its probe).
+
+  A server that names a twin (`:beside` in onager.bench.servers) is measured
+  once more each round at the same time as the twin: both on the server CPU,
+  each loaded by its own generator, so that what else the machine does in
+  those seconds falls on both alike. Their req/s ratio is then a ratio of the
+  CPU each request costs, free of the drift between runs taken seconds apart."
   (:require [clojure.string :as str]
             [onager.bench.load :as load]
             [onager.bench.proc :as proc]
@@ -54,6 +60,14 @@
              :gc (when (and a0 a1) (- (long (:gc a1)) (long (:gc a0))))
              :rss-kb (proc/rss-kb (:pid handle))))))
 
+(defn- measure-beside
+  "One run of `scenario` against the started servers `a` and `b` at once, as
+  `measure` does one: a pair of its results."
+  [a b scenario opts]
+  (let [fa (future (measure a scenario opts))
+        rb (measure b scenario opts)]
+    [@fa rb]))
+
 (def ^:private figures
   "The figures summarised per server: key in a run -> key in the summary."
   {:rps :rps
@@ -87,6 +101,25 @@
                    :errors (reduce + (map :error-count runs))))
           servers-results)))
 
+(defn- beside-round
+  "`acc` (runs by server id) with this round's runs of each server in
+  `handles` that has its :beside twin among them, measured at once with the
+  twin: under [:beside id], each with the twin's run under :twin."
+  [acc round runs handles scenario opts]
+  (let [by-id (into {} (map (juxt (comp :id :server) identity)) handles)]
+    (reduce
+     (fn [acc h]
+       (let [id (:id (:server h))
+             twin (some-> (:beside (:server h)) by-id)]
+         (if-not twin
+           acc
+           (let [[r t] (measure-beside h twin scenario opts)]
+             (log (format "   round %d/%d %-26s %10s req/s beside %s at %s req/s: %s"
+                          round runs id (fmt (:rps r) 0) (:id (:server twin)) (fmt (:rps t) 0)
+                          (fmt (stats/ratio (:rps r) (:rps t)) 3)))
+             (update acc [:beside id] (fnil conj []) (assoc r :twin t))))))
+     acc handles)))
+
 (defn run-scenario
   "Runs `scenario` on `server-defs` (the baseline among them): starts them
   all, loads each for `settle` seconds, makes `runs` rounds, stops them.
@@ -118,23 +151,26 @@
           (load/run-load scenario h settle wrk)))
       (let [results (reduce
                      (fn [acc round]
-                       (reduce
-                        (fn [acc h]
-                          (let [r (measure h scenario opts)
-                                id (:id (:server h))]
-                            (log (format "   round %d/%d %-26s %10s req/s  p99 %7s ms  %6s µs CPU/req (user %5s)  %8s B/req%s"
-                                         round runs id (fmt (:rps r) 0)
-                                         (fmt (some-> (get-in r [:latency_us :p99]) (/ 1000.0)) 2)
-                                         (fmt (:cpu-us r) 2) (fmt (:user-us r) 2) (fmt (:alloc-bytes r) 0)
-                                         (if (pos? (long (:error-count r))) (str "  errors " (:errors r)) "")))
-                            (update acc id (fnil conj []) r)))
-                        acc @handles))
+                       (-> (reduce
+                            (fn [acc h]
+                              (let [r (measure h scenario opts)
+                                    id (:id (:server h))]
+                                (log (format "   round %d/%d %-26s %10s req/s  p99 %7s ms  %6s µs CPU/req (user %5s)  %8s B/req%s"
+                                             round runs id (fmt (:rps r) 0)
+                                             (fmt (some-> (get-in r [:latency_us :p99]) (/ 1000.0)) 2)
+                                             (fmt (:cpu-us r) 2) (fmt (:user-us r) 2) (fmt (:alloc-bytes r) 0)
+                                             (if (pos? (long (:error-count r))) (str "  errors " (:errors r)) "")))
+                                (update acc id (fnil conj []) r)))
+                            acc @handles)
+                           (beside-round round runs @handles scenario opts)))
                      {} (range 1 (inc (long runs))))]
         (assoc (select-keys scenario [:id :label :doc :path :connections :depth :upload :streams :tool :ws-mode :tls :close?])
                :servers (summarise (for [h @handles
                                          :let [s (:server h)]]
-                                     {:id (:id s) :label (:label s) :transport (servers/transport h)
-                                      :runs (results (:id s))}))))
+                                     (cond-> {:id (:id s) :label (:label s) :transport (servers/transport h)
+                                              :runs (results (:id s))}
+                                       (results [:beside (:id s)])
+                                       (assoc :beside (:beside s) :beside-runs (results [:beside (:id s)])))))))
       (finally
         (run! servers/stop @handles)))))
 

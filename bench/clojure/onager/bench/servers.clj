@@ -21,7 +21,9 @@
   measured by the memory benchmark only. An `:on-demand?` server runs only when SERVER names it, or in a
   whole run in the scenarios whose `:also` names it: the same server on another transport than the
   default's (epoll on Linux), for the transport comparison, or with :metrics on (a Prometheus
-  registry), for what metrics cost."
+  registry), for what metrics cost. A server with `:beside` (the id of its twin without the
+  feature it measures) is also measured at the same time as that twin in each round, each on
+  the server CPU with its own load generator (onager.bench.run)."
   [{:id "vertx" :label "raw Vert.x 5 (Java)"
     :main "onager.bench.vertx.RawVertx" :args [] :classpath :raw}
    {:id "onager-virtual" :label "Onager :virtual (default)"
@@ -40,9 +42,10 @@
     :classpath :onager :on-demand? true}
    {:id "onager-event-loop-metrics" :label "Onager :event-loop with :metrics"
     :main "clojure.main" :args ["-m" "onager.demo" "--mode" "event-loop" "--metrics"] :classpath :onager
-    :on-demand? true}
+    :on-demand? true :beside "onager-event-loop"}
    {:id "onager-virtual-metrics" :label "Onager :virtual with :metrics"
-    :main "clojure.main" :args ["-m" "onager.demo" "--metrics"] :classpath :onager :on-demand? true}
+    :main "clojure.main" :args ["-m" "onager.demo" "--metrics"] :classpath :onager :on-demand? true
+    :beside "onager-virtual"}
    {:id "vertx-nio" :label "raw Vert.x 5 (Java) on NIO"
     :main "onager.bench.vertx.RawVertx" :args ["--transport" "nio"] :classpath :raw :on-demand? true}
    {:id "vertx-io-uring" :label "raw Vert.x 5 (Java) on io_uring"
