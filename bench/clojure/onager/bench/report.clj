@@ -138,6 +138,12 @@
         (op value target) "**met**"
         :else "**not met**"))
 
+(defn- beside-spread
+  "The spread of figure `k` of server `s`'s runs beside its twin, each over the
+  twin's in the same window; nil when it ran none."
+  [s k]
+  (stats/spread (map #(stats/ratio (get % k) (get (:twin %) k)) (:beside-runs s))))
+
 (defn- bar-rows [data]
   (for [{:keys [scenario server base path op target what]} bars
         :let [s (find-server data scenario server)
@@ -148,7 +154,7 @@
         ;; a server and raw Vert.x in the ratios to it.
         :let [v (cond
                   (and base (= base (:beside s)))
-                  (:median (stats/spread (map #(stats/ratio (:rps %) (:rps (:twin %))) (:beside-runs s))))
+                  (:median (beside-spread s :rps))
                   base
                   (:median (stats/spread (map #(stats/ratio (:rps %1) (:rps %2)) (:runs s) (:runs b))))
                   :else (get-in s path))]]
@@ -177,13 +183,11 @@
           " | " (bytes-str (some-> summary :alloc-bytes :median)) " | " (f (some-> ratio :alloc-bytes :median) 2)
           " | " errors " |"))
    [""]
-   (for [{:keys [label beside beside-runs]} (:servers sc)
+   (for [{:keys [label beside beside-runs] :as s} (:servers sc)
          :when (seq beside-runs)]
      (str "Beside " beside " (both at once on the server CPU, each round): " label " made "
-          (with-spread (stats/spread (map #(stats/ratio (:rps %) (:rps (:twin %))) beside-runs)) #(f % 3))
-          " × its req/s, at "
-          (with-spread (stats/spread (map #(stats/ratio (:cpu-us %) (:cpu-us (:twin %))) beside-runs)) #(f % 3))
-          " × its CPU per request.\n"))))
+          (with-spread (beside-spread s :rps) #(f % 3)) " × its req/s, at "
+          (with-spread (beside-spread s :cpu-us) #(f % 3)) " × its CPU per request.\n"))))
 
 (defn bench-markdown
   "The Markdown report of a throughput run."
