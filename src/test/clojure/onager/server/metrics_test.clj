@@ -157,14 +157,6 @@
             m))
       (is (= 3 (eventually #(let [n (timer-count r {:method "OTHER" :status 200})] (when (= 3 n) n))))))))
 
-(defn- exchange-bytes
-  "Sends `request` on a raw socket to `s`, reads until the server closes the
-  connection, and returns how many bytes came back."
-  [s request]
-  (with-open [socket (ts/connect s)]
-    (ts/send! socket request)
-    (count (:text (ts/read-all socket)))))
-
 (deftest connections-and-bytes
   (let [r (SimpleMeterRegistry.)]
     (ts/with-server [s (ok (apply str (repeat 1000 "x"))) {:metrics r}]
@@ -204,7 +196,9 @@
         (let [r (SimpleMeterRegistry.)]
           (ts/with-server [s handler {:metrics r :handler-mode mode}]
             (let [request (str "GET " uri " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-                  got (exchange-bytes s request)]
+                  {:keys [text closed?]} (ts/raw s request)
+                  got (count text)]
+              (is closed? "the whole response came, up to the close")
               (is (< least got))
               (is (= (double got) (eventually #(let [n (counter r "http.server.data.sent" {})]
                                                    (when (= n (double got)) n)))))
