@@ -14,9 +14,11 @@
             [onager.test-support :as ts]
             [onager.ws-support :as ws])
   (:import [io.micrometer.core.instrument Counter FunctionCounter Meter MeterRegistry Timer]
+           [io.micrometer.core.instrument.distribution.pause ClockDriftPauseDetector]
            [io.micrometer.core.instrument.search Search]
            [io.micrometer.core.instrument.simple SimpleMeterRegistry]
            [java.io File]
+           [java.time Duration]
            [java.nio.file Path]
            [java.security.cert X509Certificate]
            [onager.kernel.tls Pem]
@@ -114,6 +116,26 @@
       (testing "a request refused before any handler: UNMATCHED, a CLIENT_ERROR"
         (is (str/starts-with? (:text (ts/raw s "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")) "HTTP/1.1 400"))
         (is (= 1 (eventually #(timer-count r {:route "UNMATCHED" :status 400 :outcome "CLIENT_ERROR"}))))))))
+
+(deftest a-pause-of-the-jvm-makes-no-requests
+  ;; Micrometer's pause detector, the registry's default, would have a timer record made-up
+  ;; samples after the JVM paused, as many as the pause held up at the rate requests came:
+  ;; here it hears of every pause over 1 ms, full collections make some, and eight clients
+  ;; keep the rate high.
+  (let [r (SimpleMeterRegistry.)
+        n 160]
+    (.pauseDetector (.config r) (ClockDriftPauseDetector. (Duration/ofMillis 1) (Duration/ofMillis 1)))
+    (ts/with-server [s (fn [_] {:status 200 :body "ok"}) {:metrics r}]
+      (let [clients (doall (for [_ (range 8)]
+                             (future (dotimes [_ (/ n 8)] (ts/request (ts/url s "/"))))))]
+        (while (not-every? realized? clients)
+          (System/gc)
+          (Thread/sleep 20))
+        (run! deref clients))
+      (is (= n (eventually #(let [c (timer-count r {:route "UNMATCHED" :method "GET" :status 200})]
+                              (when (= n c) c)))))
+      (Thread/sleep 200)
+      (is (= n (timer-count r {:route "UNMATCHED" :method "GET" :status 200}))))))
 
 (deftest requests-active-while-they-run
   (let [r (SimpleMeterRegistry.)

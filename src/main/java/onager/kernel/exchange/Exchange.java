@@ -38,6 +38,7 @@ import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.log.AccessLog;
 import onager.kernel.log.AccessRecord;
 import onager.kernel.log.Logs;
+import onager.kernel.metrics.LoopMeters;
 import onager.kernel.metrics.Refusals;
 import onager.kernel.metrics.ServerMetrics;
 import onager.kernel.proxy.Forwarded;
@@ -161,9 +162,10 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   private long bytesSent;
   private boolean recorded;
   private boolean lineUnread;
-  // For the meters: the request counts as active until recorded; the template of the route
-  // that took it, and of the mount it went through, if any.
-  private boolean active;
+  // For the meters: the loop's counts, where the request counts as active until recorded
+  // (null: it never did); the template of the route that took it, and of the mount it went
+  // through, if any.
+  private LoopMeters active;
   private String route;
   private String mountedAt;
 
@@ -193,8 +195,9 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
 
   /** The request counts among the active ones until it is recorded. On the event loop. */
   void countActive() {
-    active = true;
-    server.metrics.requestStarted();
+    LoopMeters counts = server.metrics.on(loop);
+    counts.requestStarted();
+    active = counts;
   }
 
   /** The request as decoded. */
@@ -678,8 +681,13 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     long nanos = System.nanoTime() - startNanos;
     ServerMetrics m = server.metrics;
     if (m != null) {
-      if (active) m.requestEnded();
-      m.requestFinished(route, request.method(), sentStatus, nanos);
+      LoopMeters counts = active;
+      if (counts != null) {
+        counts.requestEnded();
+      } else {
+        counts = m.on(loop);
+      }
+      counts.requestFinished(route, request.method(), sentStatus, nanos);
     }
     AccessLog log = server.accessLog;
     if (log != null) {

@@ -2,30 +2,26 @@ package onager.kernel.metrics;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
-import io.netty.channel.EventLoop;
 import io.netty.channel.FileRegion;
 import io.netty.channel.MessageSizeEstimator;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counts the bytes a connection writes to its socket: the channel sizes every
  * message it queues for the socket with its message size estimator, on its
  * event loop, after the handlers are done with it (TLS records, files sent as
  * they are). The count needs no handler in the pipeline. One per connection,
- * set before its first write.
+ * set before its first write, counting into its event loop's counts.
  *
  * <p>A write begun off the event loop is sized once more where it begins, for
  * the channel's pending bytes; that call is not counted, the one on the loop is.
  */
 final class CountedWrites implements MessageSizeEstimator, MessageSizeEstimator.Handle {
   private final MessageSizeEstimator.Handle sizes;
-  private final EventLoop loop;
-  private final LongAdder sent;
+  private final LoopMeters counts;
 
-  CountedWrites(MessageSizeEstimator estimator, EventLoop loop, LongAdder sent) {
+  CountedWrites(MessageSizeEstimator estimator, LoopMeters counts) {
     this.sizes = estimator.newHandle();
-    this.loop = loop;
-    this.sent = sent;
+    this.counts = counts;
   }
 
   @Override
@@ -35,12 +31,12 @@ final class CountedWrites implements MessageSizeEstimator, MessageSizeEstimator.
 
   @Override
   public int size(Object msg) {
-    if (loop.inEventLoop()) {
+    if (counts.loop.inEventLoop()) {
       long n = msg instanceof ByteBuf b ? b.readableBytes()
           : msg instanceof FileRegion f ? f.count() - f.transferred()
           : msg instanceof ByteBufHolder h ? h.content().readableBytes()
           : 0;
-      if (n > 0) sent.add(n);
+      if (n > 0) counts.sent(n);
     }
     return sizes.size(msg);
   }

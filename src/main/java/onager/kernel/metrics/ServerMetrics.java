@@ -12,6 +12,8 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.distribution.pause.NoPauseDetector;
+import io.micrometer.core.instrument.distribution.pause.PauseDetector;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
@@ -19,12 +21,13 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpMethod;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 import onager.kernel.websocket.MessageMeter;
 import onager.kernel.websocket.OpenSockets;
 
@@ -47,15 +50,19 @@ public final class ServerMetrics implements MessageMeter {
   private static final HttpMethod[] METHODS = {HttpMethod.GET, HttpMethod.HEAD, HttpMethod.POST, HttpMethod.PUT,
       HttpMethod.DELETE, HttpMethod.PATCH, HttpMethod.OPTIONS, HttpMethod.TRACE, HttpMethod.CONNECT};
 
+  // Micrometer's default pause detector would have each timer add made-up samples after a
+  // pause of the JVM, so that a timer's count would no longer be the requests', and would
+  // have every request update a moving average that all event loops share.
+  private static final PauseDetector NO_PAUSES = new NoPauseDetector();
+
   private final MeterRegistry registry;
   private final boolean histogram;
   private final List<Meter> meters = new ArrayList<>();
   private final List<AutoCloseable> binders = new ArrayList<>();
-  // Adders: every event loop changes them, the registry reads them when it reports.
-  private final LongAdder active = new LongAdder();
+  // Each event loop's counts, found by a scan: a server has a few loops, and a new one copies
+  // the array. The connections' adder changes once a connection.
+  private volatile LoopMeters[] loops = new LoopMeters[0];
   private final LongAdder connections = new LongAdder();
-  private final LongAdder received = new LongAdder();
-  private final LongAdder sent = new LongAdder();
   private final Counter opened;
   private final Counter[] refused = new Counter[Refusals.REASONS.length];
   private final Counter virtualThreads;
@@ -79,13 +86,14 @@ public final class ServerMetrics implements MessageMeter {
   public ServerMetrics(Object registry, boolean histogram, boolean jvm) {
     this.registry = (MeterRegistry) registry;
     this.histogram = histogram;
-    gauge("http.server.requests.active", "Requests received and not yet answered", active, LongAdder::sum);
+    gauge("http.server.requests.active", "Requests received and not yet answered", this,
+        m -> m.sum(LoopMeters::active));
     gauge("http.server.connections.active", "Connections open", connections, LongAdder::sum);
     opened = counter(Counter.builder("http.server.connections.opened").description("Connections accepted"));
-    meters.add(FunctionCounter.builder("http.server.data.received", received, LongAdder::sum).baseUnit("bytes")
-        .description("Bytes read from clients' connections").register(this.registry));
-    meters.add(FunctionCounter.builder("http.server.data.sent", sent, LongAdder::sum).baseUnit("bytes")
-        .description("Bytes written to clients' connections").register(this.registry));
+    meters.add(FunctionCounter.builder("http.server.data.received", this, m -> m.sum(LoopMeters::received))
+        .baseUnit("bytes").description("Bytes read from clients' connections").register(this.registry));
+    meters.add(FunctionCounter.builder("http.server.data.sent", this, m -> m.sum(LoopMeters::sent))
+        .baseUnit("bytes").description("Bytes written to clients' connections").register(this.registry));
     for (int i = 0; i < refused.length; i++) {
       refused[i] = counter(Counter.builder("http.server.requests.refused")
           .description("Requests the server refused itself, by the limit they broke")
@@ -99,6 +107,7 @@ public final class ServerMetrics implements MessageMeter {
     binarySent = wsMessages("websocket.server.messages.sent", "Messages sent", "binary");
     Timer delay = Timer.builder("onager.event.loop.delay")
         .description("How late a task scheduled on an event loop runs: time the loop spent on other work")
+        .pauseDetector(NO_PAUSES)
         .register(this.registry);
     meters.add(delay);
     loopDelay = delay;
@@ -154,39 +163,47 @@ public final class ServerMetrics implements MessageMeter {
     // Told even when the channel closed already: the count cannot stay one too high.
     channel.closeFuture().addListener(closed);
     // The bytes on the wire, TLS records included; counted by the transport, before any read or write.
+    LoopMeters counts = on(channel.eventLoop());
     ChannelConfig config = channel.config();
-    config.setRecvByteBufAllocator(new CountedReads(config.getRecvByteBufAllocator(), received));
-    config.setMessageSizeEstimator(new CountedWrites(config.getMessageSizeEstimator(), channel.eventLoop(), sent));
+    config.setRecvByteBufAllocator(new CountedReads(config.getRecvByteBufAllocator(), counts));
+    config.setMessageSizeEstimator(new CountedWrites(config.getMessageSizeEstimator(), counts));
   }
 
-  /** A request the server will answer (its limits checked next). On the event loop. */
-  public void requestStarted() {
-    active.increment();
+  /** The counts of event loop {@code loop}, made the first time it asks. On that loop. */
+  public LoopMeters on(EventLoop loop) {
+    for (LoopMeters l : loops) {
+      if (l.loop == loop) return l;
+    }
+    return add(loop);
   }
 
-  /**
-   * A request {@link #requestStarted started} is done: answered, or its
-   * connection or stream gone first. On the event loop.
-   */
-  public void requestEnded() {
-    active.decrement();
+  private synchronized LoopMeters add(EventLoop loop) {
+    LoopMeters[] now = loops;
+    for (LoopMeters l : now) {
+      if (l.loop == loop) return l;
+    }
+    LoopMeters[] next = Arrays.copyOf(now, now.length + 1);
+    // Made by the loop that writes it: its fields land apart from the other loops'.
+    next[now.length] = new LoopMeters(this, loop);
+    loops = next;
+    return next[now.length];
   }
 
-  /**
-   * Times an exchange that ended: {@code route} the template of the route that
-   * took it (null: none), {@code status} the response's (0: none went out). On
-   * the event loop.
-   */
-  public void requestFinished(String route, HttpMethod method, int status, long nanos) {
-    RouteTimers timers = route == null ? unmatched : routes.get(route);
-    if (timers == null) timers = routes.computeIfAbsent(route, RouteTimers::new);
-    HttpMethod m = known(method);
-    Timer t = timers.find(m, status);
-    if (t == null) t = timers.add(this, m, status);
-    t.record(nanos, TimeUnit.NANOSECONDS);
+  private long sum(ToLongFunction<LoopMeters> count) {
+    long sum = 0;
+    for (LoopMeters l : loops) sum += count.applyAsLong(l);
+    return sum;
   }
 
-  private static HttpMethod known(HttpMethod method) {
+  /** The timers of the route whose template is {@code route} (null: none took the request). */
+  RouteTimers routeTimers(String route) {
+    if (route == null) return unmatched;
+    RouteTimers timers = routes.get(route);
+    return timers != null ? timers : routes.computeIfAbsent(route, RouteTimers::new);
+  }
+
+  /** {@code method} as one of the methods tagged by name, or null: another, tagged OTHER. */
+  static HttpMethod known(HttpMethod method) {
     for (HttpMethod m : METHODS) {
       if (m == method) return m;
     }
@@ -207,6 +224,7 @@ public final class ServerMetrics implements MessageMeter {
         .tag("status", status == 0 ? "UNKNOWN" : Integer.toString(status))
         .tag("outcome", outcome(status))
         .publishPercentileHistogram(histogram)
+        .pauseDetector(NO_PAUSES)
         .register(registry);
     synchronized (meters) {
       meters.add(t);

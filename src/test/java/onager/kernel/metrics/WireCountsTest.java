@@ -21,7 +21,7 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,31 +35,31 @@ final class WireCountsTest {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
     try {
       AtomicLong arrived = new AtomicLong();
-      LongAdder received = new LongAdder();
       CompletableFuture<Long> all = new CompletableFuture<>();
       int total = 3 * 10_000;
       Channel server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
           .childHandler(new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
+              LoopMeters received = new LoopMeters(null, ch.eventLoop());
               ch.config().setRecvByteBufAllocator(new CountedReads(ch.config().getRecvByteBufAllocator(), received));
               ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                  if (arrived.addAndGet(((ByteBuf) msg).readableBytes()) == total) all.complete(received.sum());
+                  if (arrived.addAndGet(((ByteBuf) msg).readableBytes()) == total) all.complete(received.received());
                   ReferenceCountUtil.release(msg);
                 }
               });
             }
           })
           .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
-      LongAdder sent = new LongAdder();
+      AtomicReference<LoopMeters> sent = new AtomicReference<>();
       Channel client = new Bootstrap().group(group).channel(NioSocketChannel.class)
           .handler(new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
-              ch.config().setMessageSizeEstimator(
-                  new CountedWrites(ch.config().getMessageSizeEstimator(), ch.eventLoop(), sent));
+              sent.set(new LoopMeters(null, ch.eventLoop()));
+              ch.config().setMessageSizeEstimator(new CountedWrites(ch.config().getMessageSizeEstimator(), sent.get()));
             }
           })
           .connect(server.localAddress()).sync().channel();
@@ -71,7 +71,7 @@ final class WireCountsTest {
       client.eventLoop().submit(() -> client.writeAndFlush(Unpooled.wrappedBuffer(new byte[10_000]))).sync();
 
       assertEquals(total, all.get(10, TimeUnit.SECONDS));
-      assertEquals(total, sent.sum());
+      assertEquals(total, sent.get().sent());
       assertTrue(client.isActive());
       client.close().sync();
       server.close().sync();
