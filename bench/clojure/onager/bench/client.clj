@@ -22,11 +22,12 @@
 
 (def clients
   "The clients, in report order: `:main` and `:args` start one, `:classpath`
-  says what it needs."
+  says what it needs; `:beside?` ones also run at once with the baseline each
+  round (see run-all)."
   [{:id "vertx-java" :label "Vert.x client, from Java" :main "onager.bench.client.VertxClientLoad" :args []
     :classpath :raw}
    {:id "onager" :label "Onager client" :main "clojure.main" :args ["-m" "onager.bench.client-load" "onager"]
-    :classpath :onager}
+    :classpath :onager :beside? true}
    {:id "jdk" :label "JDK HttpClient" :main "onager.bench.client.JdkClientLoad" :args [] :classpath :raw}
    {:id "clj-http" :label "clj-http 2.3 (Apache HttpClient 4)" :main "clojure.main"
     :args ["-m" "onager.bench.client-load" "clj-http"] :classpath :clj-http :http1-only? true :gets-only? true}])
@@ -64,25 +65,51 @@
     (str "https://127.0.0.1:" (:ssl-port handle) (:path scenario))
     (str "http://127.0.0.1:" (:port handle) (:path scenario))))
 
-(defn- run-client
-  "Runs `client` once in `scenario` against the server `handle`; its report
-  (the JSON line LoadLoop prints) as a map."
-  [client scenario handle {:keys [cpus warmup duration]}]
+(defn- start-client
+  "Starts `client` in `scenario` against the server `handle`, with the JVM
+  properties `props` (a map); the Process."
+  ^Process [client scenario handle {:keys [cpus warmup duration]} props]
   (let [java (str (System/getProperty "java.home") "/bin/java")
         args (if (= "get" (:mode scenario))
                ["get" (url scenario handle) "64" (str warmup) (str duration)]
                [(:mode scenario) (url scenario handle) (str (:size scenario))])
         cmd (vec (concat (proc/taskset-prefix (:wrk cpus))
-                         [java "-XX:+UseParallelGC" "-Xms512m" "-Xmx512m" "--enable-native-access=ALL-UNNAMED"
-                          "-cp" (classpath (:classpath client)) (:main client)]
-                         (:args client) args))
-        p (.start (doto (ProcessBuilder. ^java.util.List cmd) (.redirectErrorStream true)))
-        out (slurp (.getInputStream p))
+                         [java "-XX:+UseParallelGC" "-Xms512m" "-Xmx512m" "--enable-native-access=ALL-UNNAMED"]
+                         (for [[k v] props] (str "-D" k "=" v))
+                         ["-cp" (classpath (:classpath client)) (:main client)]
+                         (:args client) args))]
+    (.start (doto (ProcessBuilder. ^java.util.List cmd) (.redirectErrorStream true)))))
+
+(defn- report-of
+  "Waits for the client process `p` to end; its report (the JSON line LoadLoop
+  prints) as a map."
+  [^Process p]
+  (let [out (slurp (.getInputStream p))
         line (last (filter #(str/starts-with? % "{\"requests\"") (str/split-lines out)))]
     (.waitFor p)
     (if line
       (json/read-str line)
       {:requests 0 :errors 1 :error (str "no report; it printed:\n" (str/join "\n" (take-last 10 (str/split-lines out))))})))
+
+(defn- run-client
+  "Runs `client` once in `scenario` against the server `handle`, alone on its CPU."
+  [client scenario handle opts]
+  (report-of (start-client client scenario handle opts {})))
+
+(def ^:private start-margin-s
+  "Seconds a client JVM takes to start, Clojure's loading included, counted on top
+  of the warm-up of clients run at once."
+  5)
+
+(defn- run-beside
+  "Runs `client` and the baseline at once in `scenario`, both on the clients'
+  CPU, against the server `handle`: [client's report, baseline's]. GETs measure
+  the same seconds, after a warm-up of `warmup-s`; transfers start together."
+  [client baseline scenario handle opts warmup-s]
+  (let [props (when (= "get" (:mode scenario))
+                {"onager.bench.measureAt" (+ (System/currentTimeMillis) (* 1000 (+ start-margin-s warmup-s)))})
+        ps (mapv #(start-client % scenario handle opts props) [client baseline])]
+    (mapv report-of ps)))
 
 (defn- figures
   "Per-run figures: req/s and CPU µs/request for GETs, MiB/s and CPU ns/byte for transfers."
@@ -96,10 +123,50 @@
   (let [fs (keep #(figures scenario %) runs)]
     (into {} (for [k (keys (first fs))] [k (stats/spread (map k fs))]))))
 
+(defn- print-run [round runs id sc r]
+  (println (format "   round %d/%d %-18s %s" round runs id
+                   (if (pos? (long (:errors r 0))) (str "FAILED: " (:error r))
+                       (str (pr-str (figures sc r))
+                            (when-let [w (:warmup_s r)] (str " after " w " s warm-up"))
+                            (when-let [j (:jit_ms r)] (str ", JIT " j " ms measured")))))))
+
+(defn- ratios
+  "Each pair's figures, [mine base], as the ratio of mine over base, then their spread by figure."
+  [sc pairs]
+  (let [fs (for [[mine base] pairs] [(figures sc mine) (figures sc base)])
+        ks (keys (some first fs))]
+    (into {} (for [k ks] [k (stats/spread (map (fn [[m b]] (stats/ratio (get m k) (get b k))) fs))]))))
+
+(defn- round
+  "One round of `scenario`: each client alone, in turn; then each :beside?
+  client at once with the baseline. Adds the reports to `acc`: by client id,
+  and the pairs [client's, baseline's] under [:beside id]."
+  [acc defs sc handle {:keys [runs] :as opts} n]
+  (let [baseline (by-id defs baseline-id)
+        acc (reduce (fn [acc c]
+                      (let [r (run-client c sc handle opts)]
+                        (print-run n runs (:id c) sc r)
+                        (update acc (:id c) (fnil conj []) r)))
+                    acc defs)]
+    (reduce (fn [acc c]
+              ;; Twice the longer warm-up either needed alone: each now has half the CPU to compile on.
+              (let [warmup-s (long (Math/ceil (* 2 (max (double (:warmup_s (peek (acc (:id c))) 0))
+                                                        (double (:warmup_s (peek (acc baseline-id)) 0))))))
+                    [mine base :as pair] (run-beside c baseline sc handle opts warmup-s)]
+                (print-run n runs (str (:id c) ", beside") sc mine)
+                (print-run n runs (str baseline-id ", beside") sc base)
+                (update acc [:beside (:id c)] (fnil conj []) pair)))
+            acc (filter :beside? defs))))
+
 (defn run-all
   "Runs every scenario on every client, `runs` rounds alternating clients,
   against one raw Vert.x server; returns the scenarios with each client's runs,
-  summaries and ratios to the baseline's."
+  summaries and ratios to the baseline's.
+
+  Rounds taken a minute apart on a shared machine differ by more than what a
+  client costs over the baseline; a :beside? client therefore also runs at once
+  with the baseline each round, both on the clients' CPU, which they share as
+  the machine's mood changes. Its :beside ratios are of those pairs."
   [client-defs scenario-defs {:keys [runs cpus log-dir tls-files] :as opts}]
   (let [server (servers/by-id servers/baseline-id)
         ssl-port (servers/free-port)
@@ -114,27 +181,19 @@
          (let [defs (remove #(or (and (:tls? sc) (:http1-only? %)) (and (not= "get" (:mode sc)) (:gets-only? %)))
                             client-defs)
                _ (println (str "== " (:id sc) ": " (:doc sc)))
-               results (reduce (fn [acc round]
-                                 (reduce (fn [acc c]
-                                           (let [r (run-client c sc handle opts)]
-                                             (println (format "   round %d/%d %-11s %s" round runs (:id c)
-                                                              (if (pos? (long (:errors r 0))) (str "FAILED: " (:error r))
-                                                                  (str (pr-str (figures sc r))
-                                                                       (when-let [w (:warmup_s r)]
-                                                                         (str " after " w " s warm-up"))))))
-                                             (update acc (:id c) (fnil conj []) r)))
-                                         acc defs))
-                               {} (range 1 (inc (long runs))))
+               results (reduce (fn [acc n] (round acc defs sc handle opts n)) {} (range 1 (inc (long runs))))
                summaries (into {} (for [c defs] [(:id c) (summarise sc (results (:id c)))]))
                base-runs (map #(figures sc %) (results baseline-id))]
            (assoc (select-keys sc [:id :label :doc :mode])
                   :clients (vec (for [c defs
                                       :let [s (summaries (:id c))
-                                            mine (map #(figures sc %) (results (:id c)))]]
+                                            mine (map #(figures sc %) (results (:id c)))
+                                            pairs (results [:beside (:id c)])]]
                                   ;; Each round's figure over the baseline's in the same round, then their
                                   ;; median: rounds alternate clients, so a round's drift hits both alike.
-                                  {:id (:id c) :label (:label c) :runs (results (:id c)) :summary s
-                                   :ratio (into {} (for [k (keys s)]
-                                                     [k (stats/spread (map #(stats/ratio (get %1 k) (get %2 k))
-                                                                           mine base-runs))]))}))))))
+                                  (cond-> {:id (:id c) :label (:label c) :runs (results (:id c)) :summary s
+                                           :ratio (into {} (for [k (keys s)]
+                                                             [k (stats/spread (map #(stats/ratio (get %1 k) (get %2 k))
+                                                                                   mine base-runs))]))}
+                                    pairs (assoc :beside {:runs pairs :ratio (ratios sc pairs)}))))))))
       (finally (servers/stop handle)))))

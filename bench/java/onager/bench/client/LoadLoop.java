@@ -36,9 +36,16 @@ public final class LoadLoop {
   }
 
   /**
+   * When set, the wall-clock time (ms since the epoch) at which the measured
+   * window begins, instead of when the warm-up ends: two clients run at once
+   * measure the same seconds.
+   */
+  public static final String MEASURE_AT = "onager.bench.measureAt";
+
+  /**
    * {@code callers} virtual threads each send {@code call} in turn for
-   * {@code warmupMs} and until the JIT is quiet, then for {@code durationMs},
-   * which is measured.
+   * {@code warmupMs} and until the JIT is quiet (or until {@link #MEASURE_AT}),
+   * then for {@code durationMs}, which is measured.
    */
   public static void closedLoop(int callers, long warmupMs, long durationMs, Call call) throws InterruptedException {
     AtomicBoolean measuring = new AtomicBoolean();
@@ -67,7 +74,8 @@ public final class LoadLoop {
         }
       }));
     }
-    long warmup = warmUp(warmupMs);
+    String at = System.getProperty(MEASURE_AT);
+    long warmup = at == null ? warmUp(warmupMs) : warmUntil(Long.parseLong(at));
     long jit0 = jitMs();
     long cpu0 = cpuNanos();
     long t0 = System.nanoTime();
@@ -100,6 +108,13 @@ public final class LoadLoop {
       compiled = now;
     }
     return (System.nanoTime() - t0) / 1_000_000;
+  }
+
+  // Sleeps until wall-clock time atMs; returns how long the warm-up lasted since the JVM started.
+  private static long warmUntil(long atMs) throws InterruptedException {
+    long wait = atMs - System.currentTimeMillis();
+    if (wait > 0) Thread.sleep(wait);
+    return ManagementFactory.getRuntimeMXBean().getUptime();
   }
 
   // The compiler threads' time so far in ms, or -1 when the JVM does not tell.
