@@ -70,7 +70,7 @@
        (str "Beside: " label " and the Java-only Vert.x client at once, " (count (:runs beside))
             " round(s): " (if get? "req/s" "MiB/s") " ÷ Vert.x " (with-spread (get-in beside [:ratio a]) #(f % 3))
             ", " (if get? "CPU µs/req" "CPU ns/byte") " ÷ Vert.x " (with-spread (get-in beside [:ratio b]) #(f % 3))
-            ".\n"))
+            "."))
      [""])))
 
 (defn markdown
