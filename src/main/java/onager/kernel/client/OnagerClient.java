@@ -14,7 +14,6 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import java.io.Closeable;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import onager.kernel.limits.RequestTimeouts;
 import onager.kernel.tls.ClientTls;
 import onager.kernel.vertx.NettyDefaults;
+import onager.kernel.vertx.PerLoop;
 import onager.kernel.vertx.VertxInternals;
 import onager.kernel.websocket.OpenSockets;
 
@@ -46,9 +46,8 @@ public final class OnagerClient implements Closeable {
   // one (its task queues, its close hooks) for every request.
   private final Context[] contexts;
   private final AtomicInteger nextContext = new AtomicInteger();
-  // The :idle-timeout-ms clocks of each event loop the client's calls have run on: a few loops,
-  // found by a scan, the array replaced whole when a loop is added.
-  private volatile IdleClocks[] idleClocks = new IdleClocks[0];
+  // The :idle-timeout-ms clocks of each event loop the client's calls have run on.
+  private final PerLoop<IdleClocks> idleClocks = new PerLoop<>(IdleClocks::new);
   private final LastTarget targets = new LastTarget();
   /** The client's WebSockets whose listener has had on-open and not yet on-close. */
   final OpenSockets openWebSockets = new OpenSockets();
@@ -77,22 +76,7 @@ public final class OnagerClient implements Closeable {
 
   /** The clock of :idle-timeout-ms {@code timeoutMs} on {@code loop}. On that loop. */
   RequestTimeouts idleClock(EventExecutor loop, long timeoutMs) {
-    for (IdleClocks c : idleClocks) {
-      if (c.loop == loop) return c.of(timeoutMs);
-    }
-    return addIdleClocks(loop).of(timeoutMs);
-  }
-
-  private synchronized IdleClocks addIdleClocks(EventExecutor loop) {
-    IdleClocks[] now = idleClocks;
-    for (IdleClocks c : now) {
-      if (c.loop == loop) return c;
-    }
-    IdleClocks c = new IdleClocks(loop);
-    IdleClocks[] next = Arrays.copyOf(now, now.length + 1);
-    next[now.length] = c;
-    idleClocks = next;
-    return c;
+    return idleClocks.of(loop).of(timeoutMs);
   }
 
   /**
@@ -218,7 +202,7 @@ public final class OnagerClient implements Closeable {
             .get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         openWebSockets.awaitNone(CLOSE_TIMEOUT_MS);
       }
-      for (IdleClocks c : idleClocks) c.closeOnLoop();
+      idleClocks.forEach(IdleClocks::closeOnLoop);
       if (ownsVertx) vertx.close().toCompletionStage().toCompletableFuture().get(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("the client did not close within " + CLOSE_TIMEOUT_MS + " ms", e);

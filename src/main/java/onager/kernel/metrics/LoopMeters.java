@@ -1,7 +1,7 @@
 package onager.kernel.metrics;
 
 import io.micrometer.core.instrument.Timer;
-import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.handler.codec.http.HttpMethod;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -30,7 +30,7 @@ public final class LoopMeters {
     }
   }
 
-  final EventLoop loop;
+  final EventExecutor loop;
   private final ServerMetrics metrics;
   private long active;
   private long received;
@@ -40,7 +40,7 @@ public final class LoopMeters {
   private String lastRoute;
   private RouteTimers lastTimers;
 
-  LoopMeters(ServerMetrics metrics, EventLoop loop) {
+  LoopMeters(ServerMetrics metrics, EventExecutor loop) {
     this.metrics = metrics;
     this.loop = loop;
     this.lastTimers = metrics == null ? null : metrics.routeTimers(null);

@@ -21,13 +21,13 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpMethod;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
+import onager.kernel.vertx.PerLoop;
 import onager.kernel.websocket.MessageMeter;
 import onager.kernel.websocket.OpenSockets;
 
@@ -59,9 +59,9 @@ public final class ServerMetrics implements MessageMeter {
   private final boolean histogram;
   private final List<Meter> meters = new ArrayList<>();
   private final List<AutoCloseable> binders = new ArrayList<>();
-  // Each event loop's counts, found by a scan: a server has a few loops, and a new one copies
-  // the array. The connections' adder changes once a connection.
-  private volatile LoopMeters[] loops = new LoopMeters[0];
+  // Each event loop's counts, made by the loop that writes them, so that their fields land
+  // apart from the other loops'. The connections' adder changes once a connection.
+  private final PerLoop<LoopMeters> loops = new PerLoop<>(loop -> new LoopMeters(this, loop));
   private final LongAdder connections = new LongAdder();
   private final Counter opened;
   private final Counter[] refused = new Counter[Refusals.REASONS.length];
@@ -171,28 +171,13 @@ public final class ServerMetrics implements MessageMeter {
 
   /** The counts of event loop {@code loop}, made the first time it asks. On that loop. */
   public LoopMeters on(EventLoop loop) {
-    for (LoopMeters l : loops) {
-      if (l.loop == loop) return l;
-    }
-    return add(loop);
-  }
-
-  private synchronized LoopMeters add(EventLoop loop) {
-    LoopMeters[] now = loops;
-    for (LoopMeters l : now) {
-      if (l.loop == loop) return l;
-    }
-    LoopMeters[] next = Arrays.copyOf(now, now.length + 1);
-    // Made by the loop that writes it: its fields land apart from the other loops'.
-    next[now.length] = new LoopMeters(this, loop);
-    loops = next;
-    return next[now.length];
+    return loops.of(loop);
   }
 
   private long sum(ToLongFunction<LoopMeters> count) {
-    long sum = 0;
-    for (LoopMeters l : loops) sum += count.applyAsLong(l);
-    return sum;
+    long[] sum = {0};
+    loops.forEach(l -> sum[0] += count.applyAsLong(l));
+    return sum[0];
   }
 
   /** The timers of the route whose template is {@code route} (null: none took the request). */
