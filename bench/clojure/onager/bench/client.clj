@@ -131,7 +131,8 @@
                             (when-let [j (:jit_ms r)] (str ", JIT " j " ms measured")))))))
 
 (defn- ratios
-  "Each pair's figures, [mine base], as the ratio of mine over base, then their spread by figure."
+  "Each pair of runs, [mine base], as the ratio of mine's figures over base's,
+  then their spread by figure."
   [sc pairs]
   (let [fs (for [[mine base] pairs] [(figures sc mine) (figures sc base)])
         ks (keys (some first fs))]
@@ -182,18 +183,14 @@
                             client-defs)
                _ (println (str "== " (:id sc) ": " (:doc sc)))
                results (reduce (fn [acc n] (round acc defs sc handle opts n)) {} (range 1 (inc (long runs))))
-               summaries (into {} (for [c defs] [(:id c) (summarise sc (results (:id c)))]))
-               base-runs (map #(figures sc %) (results baseline-id))]
+               summaries (into {} (for [c defs] [(:id c) (summarise sc (results (:id c)))]))]
            (assoc (select-keys sc [:id :label :doc :mode])
                   :clients (vec (for [c defs
-                                      :let [s (summaries (:id c))
-                                            mine (map #(figures sc %) (results (:id c)))
-                                            pairs (results [:beside (:id c)])]]
+                                      :let [pairs (results [:beside (:id c)])]]
                                   ;; Each round's figure over the baseline's in the same round, then their
                                   ;; median: rounds alternate clients, so a round's drift hits both alike.
-                                  (cond-> {:id (:id c) :label (:label c) :runs (results (:id c)) :summary s
-                                           :ratio (into {} (for [k (keys s)]
-                                                             [k (stats/spread (map #(stats/ratio (get %1 k) (get %2 k))
-                                                                                   mine base-runs))]))}
+                                  (cond-> {:id (:id c) :label (:label c) :runs (results (:id c))
+                                           :summary (summaries (:id c))
+                                           :ratio (ratios sc (map vector (results (:id c)) (results baseline-id)))}
                                     pairs (assoc :beside {:runs pairs :ratio (ratios sc pairs)}))))))))
       (finally (servers/stop handle)))))
