@@ -12,11 +12,11 @@
             [onager.websocket :as ws]
             [ring.websocket.protocols :as p])
   (:import [io.netty.handler.codec.http.websocketx CorruptedWebSocketFrameException]
-           [java.io BufferedReader InputStreamReader]
+           [java.io BufferedReader File InputStreamReader]
            [java.net Socket]
            [java.nio ByteBuffer]
            [java.util.concurrent CompletableFuture LinkedBlockingQueue TimeUnit]
-           [onager.kernel.websocket WebSocket]))
+           [onager.kernel.websocket WebSocket WebSocket$Closed]))
 
 (set! *warn-on-reflection* true)
 
@@ -119,18 +119,31 @@
             (is (= [:close 1000 ""] (next-call calls)))))))))
 
 (defn- python-server
-  "Starts tests' Python websockets echo server; returns {:port :close}."
+  "Starts tests' Python websockets echo server; returns {:port :close :log},
+  :log what it has logged so far."
   []
   (let [^java.util.List command [(ts/tool "python-ws") "src/test/python/ws_server.py"]
-        p (.start (ProcessBuilder. command))
+        log (File/createTempFile "onager-ws-server" ".log")
+        p (.start (doto (ProcessBuilder. command) (.redirectError log)))
         port (-> (BufferedReader. (InputStreamReader. (.getInputStream p))) .readLine)]
+    (.deleteOnExit log)
     (when-not port
-      (throw (ex-info "the Python WebSocket server did not start" {:err (slurp (.getErrorStream p))})))
+      (throw (ex-info (str "the Python WebSocket server did not start:\n" (slurp log)) {})))
     {:port (parse-long (str/trim port))
+     :log #(slurp log)
      :close (fn [] (.close (.getOutputStream p)) (.waitFor p 10 TimeUnit/SECONDS) (.destroyForcibly p))}))
 
+(defn- heard
+  "Every call `calls` records within 2 s, once one is a close."
+  [^LinkedBlockingQueue calls]
+  (loop [seen []]
+    (let [c (.poll calls 2 TimeUnit/SECONDS)]
+      (cond (nil? c) seen
+            (= :close (first c)) (conj seen c)
+            :else (recur (conj seen c))))))
+
 (deftest pythons-websockets-server
-  (let [{:keys [port close]} (python-server)]
+  (let [{:keys [port close log]} (python-server)]
     (try
       (doseq [compression? [false true]]
         (testing (if compression? "with permessage-deflate" "without compression")
@@ -139,16 +152,21 @@
                                    {:compression? compression? :subprotocols ["chat.v2"]})]
             (is (= [:open] (next-call calls)))
             (is (= "chat.v2" (ws/subprotocol socket)))
-            (let [big (apply str (repeat 20000 "compressible "))]
-              (dotimes [i 50] (ws/send socket (str "message " i)))
-              (ws/send socket big)
-              (ws/send socket (byte-array (range -128 128)))
-              (is (= (concat (for [i (range 50)] [:message (str "message " i)])
-                             [[:message big] [:message (vec (range -128 128))]])
-                     (repeatedly 52 #(next-call calls)))
-                  "every message back as sent, in order"))
-            (ws/send socket "close me")
-            (is (= [:close 4000 "asked"] (next-call calls))))))
+            (try
+              (let [big (apply str (repeat 20000 "compressible "))]
+                (dotimes [i 50] (ws/send socket (str "message " i)))
+                (ws/send socket big)
+                (ws/send socket (byte-array (range -128 128)))
+                (is (= (concat (for [i (range 50)] [:message (str "message " i)])
+                               [[:message big] [:message (vec (range -128 128))]])
+                       (repeatedly 52 #(next-call calls)))
+                    "every message back as sent, in order"))
+              (ws/send socket "close me")
+              (is (= [:close 4000 "asked"] (next-call calls)))
+              (catch WebSocket$Closed e
+                (is (nil? e) (str "a send failed; the listener then heard "
+                                  (pr-str (map #(if (= :message (first %)) [:message '...] %) (heard calls)))
+                                  "\nand the server logged:\n" (log))))))))
       (finally (close)))))
 
 (defn- answering
