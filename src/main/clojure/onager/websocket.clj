@@ -69,7 +69,9 @@
   ByteBuffer or byte array as binary. With two arguments it returns once the
   message is queued, waiting first (off the event loop) while more than
   :ws-high-water-mark bytes wait for the client; it throws an IOException when
-  the socket is closed. With `succeed` (no arguments) and `fail` (one, the
+  the socket is closed (onager.kernel.websocket.WebSocket$Closed, whose
+  message says, once the connection has ended, who closed it with what code
+  and reason, or that it ended without a closing handshake). With `succeed` (no arguments) and `fail` (one, the
   Throwable) it is `send-async`."
   ([socket message]
    (.send ^WebSocket socket message))

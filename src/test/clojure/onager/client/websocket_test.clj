@@ -118,6 +118,39 @@
             (ws/close socket)
             (is (= [:close 1000 ""] (next-call calls)))))))))
 
+(defn- send-failure
+  "The message of the exception a send of `m` on `socket` throws (nil: none)."
+  [socket m]
+  (try (ws/send socket m) nil (catch WebSocket$Closed e (ex-message e))))
+
+(deftest a-send-after-the-end-says-how-it-ended
+  (testing "the peer's close code and reason"
+    (let [calls (LinkedBlockingQueue.)]
+      (ts/with-server [s (echo-handler (LinkedBlockingQueue.))]
+        (with-client [c {}]
+          (let [socket (ws/connect (ws-url s "/") (recorder calls) {:client c})]
+            (is (= [:open] (next-call calls)))
+            (ws/send socket "close me")
+            (is (= [:close 4000 "asked"] (next-call calls)))
+            (is (= "the WebSocket is closed: the peer closed it with 4000 \"asked\""
+                   (send-failure socket "late"))))))))
+  (testing "a connection that ended with no close frame"
+    (let [calls (LinkedBlockingQueue.)
+          rs (raw-server (fn [^Socket s _]
+                           (let [key (second (re-find #"(?i)sec-websocket-key: (\S+)" (read-head (.getInputStream s))))]
+                             (write! (.getOutputStream s)
+                                     (str "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                                          "Connection: Upgrade\r\nSec-WebSocket-Accept: "
+                                          (onager.kernel.websocket.WebSocketHandshake/acceptOf key) "\r\n\r\n")))))]
+      (try
+        (with-client [c {}]
+          (let [socket (ws/connect (str "ws://127.0.0.1:" (:port rs) "/") (recorder calls) {:client c})]
+            (is (= [:open] (next-call calls)))
+            (is (= 1006 (second (next-call calls))))
+            (is (= "the WebSocket is closed: the connection ended without a closing handshake"
+                   (send-failure socket "late")))))
+        (finally ((:close rs)))))))
+
 (defn- python-server
   "Starts tests' Python websockets echo server; returns {:port :close :log},
   :log what it has logged so far."

@@ -216,7 +216,7 @@ public final class WebSocket {
       waiting--;
       lock.unlock();
     }
-    if (!channel.isActive()) throw new Closed("the WebSocket closed before the peer took the message");
+    if (!channel.isActive()) throw closed("the WebSocket closed before the peer took the message");
   }
 
   // On the event loop the frame's bytes go in a pooled buffer of the loop's cache; elsewhere in
@@ -252,13 +252,21 @@ public final class WebSocket {
     return Unpooled.copiedBuffer(data.duplicate());
   }
 
-  private static IOException closed() {
-    return new Closed("the WebSocket is closed");
+  private IOException closed() {
+    return closed("the WebSocket is closed");
+  }
+
+  // The connection's end, when it has ended, says whose doing the close was.
+  private IOException closed(String what) {
+    String ending = connection.ending();
+    return new Closed(ending == null ? what : what + ": " + ending);
   }
 
   /**
    * A send on a socket that is closed, or closed while the send waited: the
-   * peer's doing or this side's, never a failure of the listener's.
+   * peer's doing or this side's, never a failure of the listener's. Once the
+   * connection has ended, the message says how: who closed it, with what code
+   * and reason, or that it ended without a closing handshake.
    */
   public static final class Closed extends IOException {
     Closed(String message) {

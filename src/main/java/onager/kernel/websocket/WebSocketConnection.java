@@ -86,6 +86,9 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   private volatile boolean closeReceived;
   private int code = ABNORMAL;
   private String reason = "";
+  private boolean peerClosedFirst;
+  // How the connection ended, for the sends it fails: set once it is inactive.
+  private volatile String ending;
   // on-open was posted: on-close will be, once.
   private boolean opened;
 
@@ -119,6 +122,11 @@ final class WebSocketConnection extends ChannelDuplexHandler {
   /** True while messages may be sent: no close frame went either way, the connection is up. */
   boolean sending() {
     return !closeSent && !closeReceived && ctx.channel().isActive();
+  }
+
+  /** How the connection ended (who closed it, with what code and reason), or null while it is open. */
+  String ending() {
+    return ending;
   }
 
   @Override
@@ -285,6 +293,7 @@ final class WebSocketConnection extends ChannelDuplexHandler {
       return;
     }
     // The client closes: on-close gets its code and reason. (When the server closed first, its own.)
+    peerClosedFirst = true;
     code = status < 0 ? NO_STATUS : status;
     String text = close.reasonText();
     reason = text == null ? "" : text;
@@ -383,6 +392,9 @@ final class WebSocketConnection extends ChannelDuplexHandler {
     closeReceived = true;
     int status = code;
     String why = reason;
+    ending = status == ABNORMAL ? "the connection ended without a closing handshake"
+        : (peerClosedFirst ? "the peer closed it with " : "this side closed it with ") + status
+            + (why.isEmpty() ? "" : " \"" + why + "\"");
     if (opened) {
       inbox.post(() -> {
         try {
