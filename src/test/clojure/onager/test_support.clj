@@ -14,6 +14,7 @@
             HttpResponse HttpResponse$BodyHandlers]
            [java.nio.charset StandardCharsets]
            [java.time Duration]
+           [java.util.concurrent BlockingQueue TimeUnit]
            [java.util.zip DeflaterOutputStream GZIPOutputStream]
            [ch.qos.logback.classic LoggerContext]
            [ch.qos.logback.classic.spi ILoggingEvent ThrowableProxy]
@@ -21,6 +22,19 @@
            [org.slf4j Logger LoggerFactory]))
 
 (set! *warn-on-reflection* true)
+
+;; ---- listeners' calls ----
+
+(defn drain
+  "What `calls` (a listener's calls, each a vector whose first item names it)
+  holds once a call named `until` is in it, or once 5 s have passed with none
+  coming, in order."
+  [^BlockingQueue calls until]
+  (loop [seen []]
+    (let [c (.poll calls 5 TimeUnit/SECONDS)]
+      (cond (nil? c) seen
+            (= until (first c)) (conj seen c)
+            :else (recur (conj seen c))))))
 
 ;; ---- bodies ----
 

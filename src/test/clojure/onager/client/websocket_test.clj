@@ -123,34 +123,6 @@
   [socket m]
   (try (ws/send socket m) nil (catch WebSocket$Closed e (ex-message e))))
 
-(deftest a-send-after-the-end-says-how-it-ended
-  (testing "the peer's close code and reason"
-    (let [calls (LinkedBlockingQueue.)]
-      (ts/with-server [s (echo-handler (LinkedBlockingQueue.))]
-        (with-client [c {}]
-          (let [socket (ws/connect (ws-url s "/") (recorder calls) {:client c})]
-            (is (= [:open] (next-call calls)))
-            (ws/send socket "close me")
-            (is (= [:close 4000 "asked"] (next-call calls)))
-            (is (= "the WebSocket is closed: the peer closed it with 4000 \"asked\""
-                   (send-failure socket "late"))))))))
-  (testing "a connection that ended with no close frame"
-    (let [calls (LinkedBlockingQueue.)
-          rs (raw-server (fn [^Socket s _]
-                           (let [key (second (re-find #"(?i)sec-websocket-key: (\S+)" (read-head (.getInputStream s))))]
-                             (write! (.getOutputStream s)
-                                     (str "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-                                          "Connection: Upgrade\r\nSec-WebSocket-Accept: "
-                                          (onager.kernel.websocket.WebSocketHandshake/acceptOf key) "\r\n\r\n")))))]
-      (try
-        (with-client [c {}]
-          (let [socket (ws/connect (str "ws://127.0.0.1:" (:port rs) "/") (recorder calls) {:client c})]
-            (is (= [:open] (next-call calls)))
-            (is (= 1006 (second (next-call calls))))
-            (is (= "the WebSocket is closed: the connection ended without a closing handshake"
-                   (send-failure socket "late")))))
-        (finally ((:close rs)))))))
-
 (defn- python-server
   "Starts tests' Python websockets echo server; returns {:port :close :log},
   :log what it has logged so far."
@@ -165,15 +137,6 @@
     {:port (parse-long (str/trim port))
      :log #(slurp log)
      :close (fn [] (.close (.getOutputStream p)) (.waitFor p 10 TimeUnit/SECONDS) (.destroyForcibly p))}))
-
-(defn- heard
-  "Every call `calls` records within 2 s, once one is a close."
-  [^LinkedBlockingQueue calls]
-  (loop [seen []]
-    (let [c (.poll calls 2 TimeUnit/SECONDS)]
-      (cond (nil? c) seen
-            (= :close (first c)) (conj seen c)
-            :else (recur (conj seen c))))))
 
 (deftest pythons-websockets-server
   (let [{:keys [port close log]} (python-server)]
@@ -198,7 +161,7 @@
               (is (= [:close 4000 "asked"] (next-call calls)))
               (catch WebSocket$Closed e
                 (is (nil? e) (str "a send failed; the listener then heard "
-                                  (pr-str (map #(if (= :message (first %)) [:message '...] %) (heard calls)))
+                                  (pr-str (map #(if (= :message (first %)) [:message '...] %) (ts/drain calls :close)))
                                   "\nand the server logged:\n" (log))))))))
       (finally (close)))))
 
@@ -209,6 +172,14 @@
                 (let [head (read-head (.getInputStream s))]
                   (when-let [a (answer head)] (write! (.getOutputStream s) a))
                   (Thread/sleep 3000)))))
+
+(defn- switching
+  "A 101 that answers the handshake `head` rightly, with the header lines
+  `extra` (each ending in CRLF) added."
+  [head extra]
+  (let [key (second (re-find #"(?i)sec-websocket-key: (\S+)" head))]
+    (str "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+         "Sec-WebSocket-Accept: " (onager.kernel.websocket.WebSocketHandshake/acceptOf key) "\r\n" extra "\r\n")))
 
 (deftest handshake-failures
   (testing "a server that does not switch: :handshake with its status and headers"
@@ -230,11 +201,7 @@
   (testing "a subprotocol or an extension that was not offered"
     (doseq [[extra why] [["Sec-WebSocket-Protocol: other\r\n" "subprotocol other"]
                          ["Sec-WebSocket-Extensions: permessage-deflate\r\n" "extensions"]]]
-      (let [rs (answering (fn [head]
-                            (let [key (second (re-find #"(?i)sec-websocket-key: (\S+)" head))]
-                              (str "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                                   "Sec-WebSocket-Accept: "
-                                   (onager.kernel.websocket.WebSocketHandshake/acceptOf key) "\r\n" extra "\r\n"))))]
+      (let [rs (answering #(switching % extra))]
         (try
           (let [e (error-of #(ws/connect (str "ws://127.0.0.1:" (:port rs) "/") {}))]
             (is (= :handshake (:onager/error e)))
@@ -313,3 +280,26 @@
         (is (instance? InterruptedException (deref thrown 5000 nil)))
         (is (= [1001 "connect interrupted"] (.poll closes 5 TimeUnit/SECONDS))
             "the socket no one holds closes once it opens")))))
+
+(deftest a-send-after-the-end-says-how-it-ended
+  (testing "the peer's close code and reason"
+    (let [calls (LinkedBlockingQueue.)]
+      (ts/with-server [s (echo-handler (LinkedBlockingQueue.))]
+        (with-client [c {}]
+          (let [socket (ws/connect (ws-url s "/") (recorder calls) {:client c})]
+            (is (= [:open] (next-call calls)))
+            (ws/send socket "close me")
+            (is (= [:close 4000 "asked"] (next-call calls)))
+            (is (= "the WebSocket is closed: the peer closed it with 4000 \"asked\""
+                   (send-failure socket "late"))))))))
+  (testing "a connection that ended with no close frame"
+    (let [calls (LinkedBlockingQueue.)
+          rs (answering #(switching % ""))]
+      (try
+        (with-client [c {}]
+          (let [socket (ws/connect (str "ws://127.0.0.1:" (:port rs) "/") (recorder calls) {:client c})]
+            (is (= [:open] (next-call calls)))
+            (is (= 1006 (second (next-call calls))))
+            (is (= "the WebSocket is closed: the connection ended without a closing handshake"
+                   (send-failure socket "late")))))
+        (finally ((:close rs)))))))

@@ -26,15 +26,6 @@
    :on-error (fn [_ e] (.put calls [:error (class e)]))
    :on-close (fn [_ code reason] (.put calls [:close code reason]))})
 
-(defn- drain
-  "What `calls` holds once `until` is in it (or 5 s have passed), in order."
-  [^LinkedBlockingQueue calls until]
-  (loop [seen []]
-    (let [c (.poll calls 5 TimeUnit/SECONDS)]
-      (cond (nil? c) seen
-            (= until (first c)) (conj seen c)
-            :else (recur (conj seen c))))))
-
 (defn- ws-handler
   "A handler that answers WebSocket requests with `listener` and others with 400."
   [listener]
@@ -59,7 +50,7 @@
             (wss/close! c 1000 "bye")
             (is (= [:close 1000 ""] (wss/next-event c)) "the server echoes the close code")
             (testing "the listener hears open, each message, and close once, in order"
-              (is (= [[:open] [:message "hello"] [:message [1 2 3]] [:close 1000 "bye"]] (drain calls :close)))
+              (is (= [[:open] [:message "hello"] [:message [1 2 3]] [:close 1000 "bye"]] (ts/drain calls :close)))
               (is (nil? (.poll calls 300 TimeUnit/MILLISECONDS)) "on-close comes once"))))))))
 
 (deftest handshakes-that-are-refused
@@ -148,7 +139,7 @@
             (wss/send-frame! conn (wss/frame :binary bomb :rsv 4))
             (is (= 1009 (wss/close-code conn)))
             (is (= [[:open] [:message "hello"] [:error io.netty.handler.codec.compression.DecompressionException]]
-                   (butlast (drain calls :close))))))))))
+                   (butlast (ts/drain calls :close))))))))))
 
 (deftest pings-and-pongs
   (testing "without :on-ping each ping gets its pong, with the ping's data"
@@ -196,7 +187,7 @@
         (let [f (wss/read-frame conn)]
           (is (= 1 (:opcode f)))
           (is (= "Hello, world" (String. ^bytes (:payload f) StandardCharsets/UTF_8))))
-        (is (= [[:open] [:message "Hello, world"]] (take 2 (drain calls :message))))))))
+        (is (= [[:open] [:message "Hello, world"]] (take 2 (ts/drain calls :message))))))))
 
 (defn- violation
   "Sends `frames` after the handshake to a server with `opts`: the close code
@@ -207,7 +198,7 @@
       (wss/with-raw [conn (wss/handshake s "/")]
         (doseq [f frames] (wss/send-frame! conn f))
         (let [code (wss/close-code conn)]
-          {:code code :calls (drain calls :close)})))))
+          {:code code :calls (ts/drain calls :close)})))))
 
 (deftest protocol-violations-close-with-the-right-code
   (let [logs (ts/capture-logs
@@ -243,7 +234,7 @@
     (ts/with-server [s (ws-handler (recorder calls)) {:ws-idle-timeout-ms 300}]
       (wss/with-raw [conn (wss/handshake s "/")]
         (is (= 1001 (wss/close-code conn)))
-        (is (= [:close 1001 "idle"] (last (drain calls :close))))))))
+        (is (= [:close 1001 "idle"] (last (ts/drain calls :close))))))))
 
 (deftest pings-keep-a-live-client
   (ts/with-server [s (ws-handler {}) {:ws-idle-timeout-ms 600 :ws-ping-interval-ms 100}]
@@ -346,7 +337,7 @@
             (let [flood (flood! conn one 100000 (AtomicLong.))]
               (is (= 1009 (wss/close-code conn)))
               (deref flood 10000 nil)
-              (is (= [:open :error :close] (map first (drain calls :close)))))))))
+              (is (= [:open :error :close] (map first (ts/drain calls :close)))))))))
     (testing "within it: one message of every fragment, however many"
       (ts/with-server [s (ws-handler (recorder (LinkedBlockingQueue.))) {}]
         (wss/with-raw [conn (wss/handshake s "/")]
@@ -408,7 +399,7 @@
                     (wss/send-frame! conn (wss/frame :text "boom"))
                     (is (= 1011 (wss/close-code conn)) "the socket closes with 1011")))))]
     (is (seq (ts/logged logs :level :error :message #"WebSocket listener")) (ts/messages logs))
-    (is (some #(= [:error clojure.lang.ExceptionInfo] %) (drain calls :error)))))
+    (is (some #(= [:error clojure.lang.ExceptionInfo] %) (ts/drain calls :error)))))
 
 (deftest a-thousand-sockets-and-abrupt-ends
   (let [opened (AtomicInteger.)
