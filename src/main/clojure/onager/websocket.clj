@@ -71,8 +71,8 @@
   :ws-high-water-mark bytes wait for the client; it throws an IOException when
   the socket is closed (onager.kernel.websocket.WebSocket$Closed, whose
   message says, once the connection has ended, who closed it with what code
-  and reason, or that it ended without a closing handshake). With `succeed` (no arguments) and `fail` (one, the
-  Throwable) it is `send-async`."
+  and reason, or that it ended without a closing handshake). With `succeed`
+  (no arguments) and `fail` (one, the Throwable) it is `send-async`."
   ([socket message]
    (.send ^WebSocket socket message))
   ([socket message succeed fail]
