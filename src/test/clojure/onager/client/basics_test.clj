@@ -6,7 +6,7 @@
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [onager.client :as client]
-            [onager.client-support :refer [with-client]]
+            [onager.client-support :refer [raw-url read-head with-client with-raw-server write!]]
             [onager.json :as json]
             [onager.server :as server]
             [onager.test-support :refer [with-server url]])
@@ -63,7 +63,31 @@
       (is (= (url s "/r") (:url r)))
       (is (= [] (:trace-redirects r)))
       (is (= ["a=1" "b=2"] (get-in r [:headers "set-cookie"])) "a repeated header's values in a vector")
-      (is (= "text/plain; charset=utf-8" (get-in r [:headers "content-type"])) "header names in lower case"))))
+      (is (= "text/plain; charset=utf-8" (get-in r [:headers "content-type"])) "header names in lower case")))
+  (testing "names in any case, from a server that writes them capitalized"
+    (with-raw-server [rs (fn [^java.net.Socket s _]
+                           (read-head (.getInputStream s))
+                           (write! (.getOutputStream s)
+                                   (str "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Custom-Thing: a\r\n"
+                                        "SET-COOKIE: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n\r\nok")))]
+      (is (= {"content-type" "text/plain" "x-custom-thing" "a" "set-cookie" ["a=1" "b=2"] "content-length" "2"}
+             (:headers (client/get (raw-url rs "/"))))))))
+
+(deftest a-requests-fields-stay-its-own
+  (with-server [s echo {}]
+    (with-client [c {}]
+      (let [heads (fn [req] (:headers (got (client/request (merge {:client c :method :post :url (url s "/h")} req)))))]
+        (is (= {:content-type "text/csv" :accept "application/json" :authorization "Bearer t"}
+               (select-keys (heads {:content-type "text/csv" :accept :json :oauth-token "t" :body "a,b"})
+                            [:content-type :accept :authorization])))
+        (is (= "application/json" (:content-type (heads {:json-params {:a 1}}))))
+        (is (str/starts-with? (:content-type (heads {:multipart [{:name "f" :content "x"}]})) "multipart/form-data"))
+        (let [plain (heads {})]
+          (is (= "onager" (:user-agent plain)) "the client's User-Agent")
+          (is (= {} (select-keys plain [:content-type :accept :authorization]))
+              "none of the fields the requests before set"))
+        (is (= "mine" (:user-agent (heads {:headers {"User-Agent" "mine"}}))) "a request's own User-Agent")
+        (is (= "onager" (:user-agent (heads {:headers {"x-a" "1"}}))))))))
 
 (deftest request-bodies
   (with-server [s echo {}]

@@ -82,7 +82,10 @@
     (with-client [c {:h2c? true}]
       (let [r (client/get (url s "/") {:client c})]
         (is (= :http-2 (:version r)))
-        (is (= "http HTTP/2.0 " (:body r))))
+        (is (= "http HTTP/2.0 " (:body r)))
+        (is (= "14" (get-in r [:headers "content-length"])))
+        (is (not-any? #(str/starts-with? % ":") (keys (:headers r)))
+            "the response's fields, without HTTP/2's pseudo-header fields"))
       (testing "many requests at once share one connection"
         (let [futures (doall (for [_ (range 50)] (client/get (url s "/") {:client c :async? true})))]
           (is (every? #(= 200 (:status (deref %))) futures)))))))

@@ -64,7 +64,9 @@ final class ClientRequest {
   final IPersistentMap map;
   final HttpMethod method;
   final Target target;
-  final MultiMap headers;
+  /** The fields to send; the client's shared {@link ClientConfig#baseHeaders} until one is set here. */
+  MultiMap headers;
+  private final MultiMap base;
   final RequestBody body;
   final long connectTimeoutMs;
   final long idleTimeoutMs;
@@ -92,12 +94,14 @@ final class ClientRequest {
       t = t.withQuery(encode("query-params", q));
     }
     target = t;
-    headers = HeaderFields.of(map, map.valAt(HEADERS));
-    contentHeaders(map);
-    auth(map, t);
-    if (config.userAgent != null && !headers.contains(HttpHeaders.USER_AGENT)) {
+    base = config.baseHeaders;
+    Object given = map.valAt(HEADERS);
+    headers = given == null ? base : HeaderFields.of(map, given);
+    if (given != null && config.userAgent != null && !headers.contains(HttpHeaders.USER_AGENT)) {
       headers.set(HttpHeaders.USER_AGENT, config.userAgent);
     }
+    contentHeaders(map);
+    auth(map, t);
     body = body(map, config);
     connectTimeoutMs = millis(CONNECT_TIMEOUT_MS, d.connectTimeoutMs);
     idleTimeoutMs = millis(IDLE_TIMEOUT_MS, d.idleTimeoutMs);
@@ -187,9 +191,9 @@ final class ClientRequest {
 
   private void contentHeaders(IPersistentMap m) {
     Object ct = m.valAt(CONTENT_TYPE);
-    if (ct != null) headers.set(HttpHeaders.CONTENT_TYPE, mediaType("content-type", ct));
+    if (ct != null) own().set(HttpHeaders.CONTENT_TYPE, mediaType("content-type", ct));
     Object accept = m.valAt(ACCEPT);
-    if (accept != null) headers.set(HttpHeaders.ACCEPT, mediaType("accept", accept));
+    if (accept != null) own().set(HttpHeaders.ACCEPT, mediaType("accept", accept));
   }
 
   // clj-http's shorthand: :json is application/json.
@@ -213,11 +217,11 @@ final class ClientRequest {
       credentials = URLDecoder.decode(t.userInfo.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
     if (credentials != null) {
-      headers.set(HttpHeaders.AUTHORIZATION,
+      own().set(HttpHeaders.AUTHORIZATION,
           "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
     } else if (token != null) {
       if (!(token instanceof String s)) throw invalid("oauth-token", token, "a string");
-      headers.set(HttpHeaders.AUTHORIZATION, "Bearer " + HeaderFields.value(map, "oauth-token", token, s));
+      own().set(HttpHeaders.AUTHORIZATION, "Bearer " + HeaderFields.value(map, "oauth-token", token, s));
     }
   }
 
@@ -231,7 +235,7 @@ final class ClientRequest {
       throw invalid("body", b, "given alone: one of :body, :form-params, :json-params and :multipart");
     }
     if (multipart != null) {
-      RequestBody parts = MultipartBody.of(multipart, headers);
+      RequestBody parts = MultipartBody.of(multipart, own());
       if (parts == null) throw invalid("multipart", multipart, MultipartBody.ALLOWED);
       return parts;
     }
@@ -267,8 +271,14 @@ final class ClientRequest {
         + "and byte arrays");
   }
 
+  // The fields to change: the request's own, copied from the shared ones first.
+  private MultiMap own() {
+    if (headers == base) headers = MultiMap.caseInsensitiveMultiMap().addAll(base);
+    return headers;
+  }
+
   private void defaultContentType(String type) {
-    if (!headers.contains(HttpHeaders.CONTENT_TYPE)) headers.set(HttpHeaders.CONTENT_TYPE, type);
+    if (!headers.contains(HttpHeaders.CONTENT_TYPE)) own().set(HttpHeaders.CONTENT_TYPE, type);
   }
 
   // A string body is encoded in the charset its Content-Type names, else UTF-8.

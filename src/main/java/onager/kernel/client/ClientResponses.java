@@ -9,8 +9,10 @@ import clojure.lang.PersistentVector;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpVersion;
 import java.util.Arrays;
-import java.util.Locale;
+import java.util.Iterator;
 import java.util.Map;
+import onager.kernel.http.HeaderNames;
+import onager.kernel.vertx.VertxInternals;
 
 /**
  * The response map: {@code :status}, {@code :headers} (lower-case names, a
@@ -47,18 +49,26 @@ final class ClientResponses {
     };
   }
 
-  // Names and values in order, a name's later values joining its first: a small array
-  // searched in place, since a response carries few headers.
+  /** The fields of a response's {@code headers}, as Vert.x's client gives them. */
   static IPersistentMap headers(MultiMap headers) {
-    return headers(headers, headers.size());
+    Iterator<Map.Entry<CharSequence, CharSequence>> fields = VertxInternals.fields(headers);
+    return headers(fields != null ? fields : headers.iterator());
   }
 
-  /** The same for {@code size} fields in any form: Vert.x's MultiMap, Netty's HttpHeaders. */
-  static IPersistentMap headers(Iterable<Map.Entry<String, String>> headers, int size) {
-    Object[] kvs = new Object[Math.max(2, size * 2)];
+  /**
+   * The map of {@code fields} in order, a name's later values joining its first,
+   * pseudo-header fields (HTTP/2's {@code :status}) left out: a small array searched
+   * in place, since a response carries few headers.
+   */
+  static IPersistentMap headers(Iterator<? extends Map.Entry<? extends CharSequence, ? extends CharSequence>> fields) {
+    Object[] kvs = new Object[16];
     int n = 0;
-    for (Map.Entry<String, String> e : headers) {
-      String name = e.getKey().toLowerCase(Locale.ROOT);
+    while (fields.hasNext()) {
+      Map.Entry<? extends CharSequence, ? extends CharSequence> e = fields.next();
+      CharSequence raw = e.getKey();
+      if (raw.length() > 0 && raw.charAt(0) == ':') continue;
+      String name = HeaderNames.lowerCase(raw);
+      String value = e.getValue().toString();
       int at = -1;
       for (int i = 0; i < n; i += 2) {
         if (kvs[i].equals(name)) {
@@ -69,11 +79,11 @@ final class ClientResponses {
       if (at < 0) {
         if (n + 2 > kvs.length) kvs = Arrays.copyOf(kvs, kvs.length * 2);
         kvs[n++] = name;
-        kvs[n++] = e.getValue();
+        kvs[n++] = value;
       } else if (kvs[at + 1] instanceof PersistentVector values) {
-        kvs[at + 1] = values.cons(e.getValue());
+        kvs[at + 1] = values.cons(value);
       } else {
-        kvs[at + 1] = PersistentVector.create(kvs[at + 1], e.getValue());
+        kvs[at + 1] = PersistentVector.create(kvs[at + 1], value);
       }
     }
     Object[] used = n == kvs.length ? kvs : Arrays.copyOf(kvs, n);

@@ -215,7 +215,7 @@ public final class WebSocketConnect {
 
     private void refuse(Channel channel, HttpResponse response, String why) {
       fail(channel, ClientFailure.handshake(why, response.status().code(),
-          ClientResponses.headers(response.headers(), response.headers().size()), request.described, request.url));
+          ClientResponses.headers(response.headers().iteratorCharSequence()), request.described, request.url));
     }
 
     @Override

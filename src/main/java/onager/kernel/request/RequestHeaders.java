@@ -5,8 +5,9 @@ import clojure.lang.PersistentArrayMap;
 import clojure.lang.PersistentHashMap;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.util.HashMap;
-import java.util.Locale;
+import java.util.Iterator;
 import java.util.Map;
+import onager.kernel.http.HeaderNames;
 
 /**
  * Builds the Ring {@code :headers} map: names lower-cased, repeated headers joined
@@ -26,9 +27,11 @@ public final class RequestHeaders {
     Object[] kvs = new Object[Math.max(2, size * 2)];
     Map<String, Integer> index = size > SCAN_LIMIT ? new HashMap<>(size * 2) : null;
     int n = 0;
-    for (Map.Entry<String, String> e : headers) {
-      String name = e.getKey().toLowerCase(Locale.ROOT);
-      String value = e.getValue();
+    Iterator<Map.Entry<CharSequence, CharSequence>> fields = headers.iteratorCharSequence();
+    while (fields.hasNext()) {
+      Map.Entry<CharSequence, CharSequence> e = fields.next();
+      String name = HeaderNames.lowerCase(e.getKey());
+      String value = e.getValue().toString();
       int at = index != null ? index.getOrDefault(name, -1) : find(kvs, n, name);
       if (at < 0) {
         if (n == kvs.length) kvs = java.util.Arrays.copyOf(kvs, n * 2);

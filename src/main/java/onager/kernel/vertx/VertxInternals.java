@@ -9,6 +9,7 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.impl.headers.HeadersAdaptor;
 import io.vertx.core.http.impl.headers.Http1xHeaders;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
@@ -17,6 +18,10 @@ import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.impl.ConnectionBase;
 import io.vertx.core.net.impl.ShutdownEvent;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
  * The parts of Vert.x's implementation the kernel relies on, in one place, so
@@ -26,6 +31,19 @@ import io.vertx.core.net.impl.ShutdownEvent;
  */
 public final class VertxInternals {
   private VertxInternals() {}
+
+  // The Netty headers under the MultiMap that Vert.x's HTTP/1.1 client gives a response;
+  // null if this Vert.x hides them (then the MultiMap is read as it is).
+  private static final VarHandle ADAPTED = adaptedHeaders();
+
+  private static VarHandle adaptedHeaders() {
+    try {
+      return MethodHandles.privateLookupIn(HeadersAdaptor.class, MethodHandles.lookup())
+          .findVarHandle(HeadersAdaptor.class, "headers", HttpHeaders.class);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return null;
+    }
+  }
 
   /** The Netty event loop a verticle's context runs on. */
   public static EventLoop eventLoop(Context context) {
@@ -79,6 +97,20 @@ public final class VertxInternals {
    */
   public static HttpHeaders newHeaders() {
     return Http1xHeaders.httpHeaders();
+  }
+
+  /**
+   * The fields of {@code headers}, as the decoder that made them keeps them, when
+   * they wrap Netty's: no string made per field, as the MultiMap's own iterator
+   * would. Pseudo-header fields included. Null for headers of another kind.
+   */
+  public static Iterator<Map.Entry<CharSequence, CharSequence>> fields(MultiMap headers) {
+    if (headers instanceof HttpHeaders netty) return netty.iteratorCharSequence();
+    if (headers instanceof HeadersAdaptor && ADAPTED != null) {
+      return ((HttpHeaders) ADAPTED.get(headers)).iteratorCharSequence();
+    }
+    if (headers instanceof io.vertx.core.http.impl.headers.HttpHeaders h2) return h2.unwrap().iterator();
+    return null;
   }
 
   /** {@code headers} as a MultiMap: they are one already when Vert.x's decoder made them. */
