@@ -1,9 +1,7 @@
 package onager.kernel.client;
 
 import clojure.lang.Keyword;
-import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.net.ProxyOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,11 +43,6 @@ public final class ClientConfig {
   public final List<String> nonProxyHosts;
   /** The User-Agent sent when a request names none; null sends none. */
   public final String userAgent;
-  /**
-   * The header fields of a request that gives none: the User-Agent, if any. Shared by
-   * those requests and never changed: Vert.x copies a request's fields into its own.
-   */
-  final MultiMap baseHeaders;
   /** For {@code :json-params} and {@code :as :json}: the Clojure layer's, so that its extension points apply. */
   public final JsonWriter jsonWriter;
   public final JsonReader jsonKeywordReader;
@@ -72,8 +65,6 @@ public final class ClientConfig {
         ? TlsConfig.Identity.from(options) : null;
     trust = TlsConfig.Trust.from(options);
     userAgent = options.get(key("user-agent")) instanceof String s ? s : null;
-    baseHeaders = MultiMap.caseInsensitiveMultiMap();
-    if (userAgent != null) baseHeaders.set(HttpHeaders.USER_AGENT, userAgent);
     Object p = options.get(key("proxy"));
     proxy = p == null ? null : ClientProxies.of(p);
     if (p != null && proxy == null) throw new IllegalArgumentException("ClientConfig: :proxy is not a proxy map");

@@ -64,7 +64,7 @@ final class ClientRequest {
   final IPersistentMap map;
   final HttpMethod method;
   final Target target;
-  /** The fields to send; the client's shared {@link ClientConfig#baseHeaders} until one is set here. */
+  /** The fields to send; the client's shared base fields until one is set here. */
   MultiMap headers;
   private final MultiMap base;
   final RequestBody body;
@@ -83,7 +83,7 @@ final class ClientRequest {
   /** The request's own proxy; null for the client's. */
   final ProxyOptions proxy;
 
-  private ClientRequest(IPersistentMap map, ClientConfig config, LastTarget targets) {
+  private ClientRequest(IPersistentMap map, ClientConfig config, LastTarget targets, MultiMap base) {
     this.map = map;
     RequestDefaults d = config.defaults;
     method = method(map);
@@ -94,7 +94,7 @@ final class ClientRequest {
       t = t.withQuery(encode("query-params", q));
     }
     target = t;
-    base = config.baseHeaders;
+    this.base = base;
     Object given = map.valAt(HEADERS);
     headers = given == null ? base : HeaderFields.of(map, given);
     if (given != null && config.userAgent != null && !headers.contains(HttpHeaders.USER_AGENT)) {
@@ -133,10 +133,11 @@ final class ClientRequest {
 
   /**
    * The request {@code map} describes, with {@code config}'s defaults, its URL
-   * parsed by {@code targets}; throws the ex-info naming a bad key.
+   * parsed by {@code targets}, sending the fields of {@code base} (which it never
+   * changes) unless it gives its own; throws the ex-info naming a bad key.
    */
-  static ClientRequest parse(IPersistentMap map, ClientConfig config, LastTarget targets) {
-    return new ClientRequest(map, config, targets);
+  static ClientRequest parse(IPersistentMap map, ClientConfig config, LastTarget targets, MultiMap base) {
+    return new ClientRequest(map, config, targets, base);
   }
 
   /** The URL as the errors name it. */

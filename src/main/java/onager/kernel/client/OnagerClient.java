@@ -4,10 +4,12 @@ import clojure.lang.IFn;
 import clojure.lang.IPersistentMap;
 import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
+import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.NetClient;
@@ -49,6 +51,12 @@ public final class OnagerClient implements Closeable {
   // The :idle-timeout-ms clocks of each event loop the client's calls have run on.
   private final PerLoop<IdleClocks> idleClocks = new PerLoop<>(IdleClocks::new);
   private final LastTarget targets = new LastTarget();
+  /**
+   * The header fields of a request that gives none: the User-Agent, if any. Shared by
+   * those requests and never changed: Vert.x copies a request's fields into its own.
+   * Made here, once Netty's defaults are set: the map is Netty's.
+   */
+  private final MultiMap baseHeaders = MultiMap.caseInsensitiveMultiMap();
   /** The client's WebSockets whose listener has had on-open and not yet on-close. */
   final OpenSockets openWebSockets = new OpenSockets();
   // The connections WebSockets open, made on the first: TLS, proxy and timeout as the client's.
@@ -59,6 +67,7 @@ public final class OnagerClient implements Closeable {
     this.ownsVertx = ownsVertx;
     this.agent = agent;
     this.config = config;
+    if (config.userAgent != null) baseHeaders.set(HttpHeaders.USER_AGENT, config.userAgent);
     this.contexts = new Context[Math.max(1, config.eventLoops)];
     // Each new context goes to the next event loop.
     for (int i = 0; i < contexts.length; i++) contexts[i] = VertxInternals.newEventLoopContext(vertx);
@@ -131,7 +140,7 @@ public final class OnagerClient implements Closeable {
    * the client's event loop. A request map that cannot be sent throws here.
    */
   public CompletableFuture<Object> execute(IPersistentMap request, IFn respond, IFn raise) {
-    return new ClientCall(this, ClientRequest.parse(request, config, targets), respond, raise).start();
+    return new ClientCall(this, ClientRequest.parse(request, config, targets, baseHeaders), respond, raise).start();
   }
 
   /**
@@ -145,7 +154,7 @@ public final class OnagerClient implements Closeable {
       throw new IllegalStateException("a request that waits for its response cannot run on a Vert.x event "
           + "loop: give :async? true, or respond and raise");
     }
-    ClientCall call = new ClientCall(this, ClientRequest.parse(request, config, targets), null, null);
+    ClientCall call = new ClientCall(this, ClientRequest.parse(request, config, targets, baseHeaders), null, null);
     CompletableFuture<Object> response = call.start();
     try {
       return response.get();
