@@ -10,7 +10,9 @@ import java.lang.management.MemoryUsage;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
@@ -63,6 +65,8 @@ public final class HeapPressure {
   private static final AtomicLong lastSettled = new AtomicLong(System.nanoTime() - MIN_SETTLE_INTERVAL_NANOS);
   private static volatile long settleIntervalNanos = MIN_SETTLE_INTERVAL_NANOS;
   private static final AtomicLong lastCollection = new AtomicLong(System.nanoTime() - COLLECTION_INTERVAL_NANOS);
+  // A collection asked for that has not started yet.
+  private static final AtomicBoolean collectionDue = new AtomicBoolean();
   // Every body byte ever taken: only ever grows, so no reset races with a reader adding to it.
   private static final AtomicLong taken = new AtomicLong();
 
@@ -153,15 +157,25 @@ public final class HeapPressure {
   }
 
   /**
-   * Asks for a full collection on a thread of its own, unless one ran in the
-   * last {@link #COLLECTION_INTERVAL_NANOS}: called once a reader that held
-   * memory was refused, so that the requests after it are not judged by its
-   * garbage.
+   * Has a full collection run on a thread of its own, so that the requests after
+   * a reader that was refused are not judged by its garbage: called once the
+   * reader has let go. It runs at once, or {@link #COLLECTION_INTERVAL_NANOS}
+   * after the last one it ran; never skipped, since a refusal right after
+   * another's collection leaves garbage that collection could not see. Refusals
+   * while one waits to run share it.
    */
   public static void requestCollection() {
-    if (claim(lastCollection, COLLECTION_INTERVAL_NANOS)) {
-      Thread.ofPlatform().daemon().name("onager-heap-pressure").start(System::gc);
-    }
+    if (!collectionDue.compareAndSet(false, true)) return;
+    Thread.ofPlatform().daemon().name("onager-heap-pressure").start(() -> {
+      long wait;
+      while ((wait = lastCollection.get() + COLLECTION_INTERVAL_NANOS - System.nanoTime()) > 0) {
+        LockSupport.parkNanos(wait);
+      }
+      lastCollection.set(System.nanoTime());
+      // A refusal from here on may come after the collection has looked: it asks for the next.
+      collectionDue.set(false);
+      System.gc();
+    });
   }
 
   private static boolean claim(AtomicLong lastTime, long interval) {
