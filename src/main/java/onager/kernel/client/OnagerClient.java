@@ -2,6 +2,7 @@ package onager.kernel.client;
 
 import clojure.lang.IFn;
 import clojure.lang.IPersistentMap;
+import io.netty.util.AsciiString;
 import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
 import io.vertx.core.MultiMap;
@@ -54,7 +55,8 @@ public final class OnagerClient implements Closeable {
   /**
    * The header fields of a request that gives none: the User-Agent, if any. Shared by
    * those requests and never changed: Vert.x copies a request's fields into its own.
-   * Made here, once Netty's defaults are set: the map is Netty's.
+   * Made here, once Netty's defaults are set: the map is Netty's. The value is
+   * bytes already, which the encoder copies whole rather than a character at a time.
    */
   private final MultiMap baseHeaders = MultiMap.caseInsensitiveMultiMap();
   /** The client's WebSockets whose listener has had on-open and not yet on-close. */
@@ -67,7 +69,7 @@ public final class OnagerClient implements Closeable {
     this.ownsVertx = ownsVertx;
     this.agent = agent;
     this.config = config;
-    if (config.userAgent != null) baseHeaders.set(HttpHeaders.USER_AGENT, config.userAgent);
+    if (config.userAgent != null) baseHeaders.set(HttpHeaders.USER_AGENT, AsciiString.of(config.userAgent));
     this.contexts = new Context[Math.max(1, config.eventLoops)];
     // Each new context goes to the next event loop.
     for (int i = 0; i < contexts.length; i++) contexts[i] = VertxInternals.newEventLoopContext(vertx);
