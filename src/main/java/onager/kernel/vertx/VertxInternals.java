@@ -100,12 +100,12 @@ public final class VertxInternals {
   }
 
   /**
-   * The fields of {@code headers}, as the decoder that made them keeps them, when
-   * they wrap Netty's: no string made per field, as the MultiMap's own iterator
-   * would. Pseudo-header fields included. Null for headers of another kind.
+   * The fields of a response's {@code headers} as Vert.x's client gives them
+   * (HTTP/1.1's and HTTP/2's), as the decoder that made them keeps them: no string
+   * made per field, as the MultiMap's own iterator would. Pseudo-header fields
+   * included. Null for headers of another kind.
    */
   public static Iterator<Map.Entry<CharSequence, CharSequence>> fields(MultiMap headers) {
-    if (headers instanceof HttpHeaders netty) return netty.iteratorCharSequence();
     if (headers instanceof HeadersAdaptor && ADAPTED != null) {
       return ((HttpHeaders) ADAPTED.get(headers)).iteratorCharSequence();
     }
