@@ -681,13 +681,10 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     long nanos = System.nanoTime() - startNanos;
     ServerMetrics m = server.metrics;
     if (m != null) {
-      LoopMeters counts = active;
-      if (counts != null) {
-        counts.requestEnded();
-      } else {
-        counts = m.on(loop);
-      }
+      // Timed before it leaves the active gauge: a scrape never sees it in neither.
+      LoopMeters counts = active != null ? active : m.on(loop);
       counts.requestFinished(route, request.method(), sentStatus, nanos);
+      if (active != null) counts.requestEnded();
     }
     AccessLog log = server.accessLog;
     if (log != null) {
