@@ -681,7 +681,7 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
     long nanos = System.nanoTime() - startNanos;
     ServerMetrics m = server.metrics;
     if (m != null) {
-      // Timed before it leaves the active gauge: a scrape never sees it in neither.
+      // Timed before it leaves the active gauge, so no scrape finds it neither active nor timed.
       LoopMeters counts = active != null ? active : m.on(loop);
       counts.requestFinished(route, request.method(), sentStatus, nanos);
       if (active != null) counts.requestEnded();
