@@ -373,6 +373,37 @@
                   (when (map? f) (recur (+ got (alength ^bytes (:payload f))))))))
             (is (= :all (deref done 10000 :timeout)))))))))
 
+;; A send hands its frame to the event loop, then looks whether it must wait. A close that
+;; comes between the two is no failure of that send: the message went as far as any sent just
+;; before the close (a CI run once saw on-error hear of it after the echo had arrived).
+(deftest a-close-between-a-send-and-its-check-fails-no-send
+  (let [endings (LinkedBlockingQueue.)
+        sender (fn [socket]
+                 (Thread/startVirtualThread
+                  (fn [] (try (loop [] (ws/send socket "x") (recur))
+                              (catch java.io.IOException e (.put endings (ex-message e)))))))]
+    (ts/with-server [s (ws-handler {:on-open sender}) {:ws-high-water-mark (* 64 1024 1024)}]
+      (dotimes [_ 40]
+        (wss/with-raw [conn (wss/handshake s "/")]
+          (is (= 1 (:opcode (wss/read-frame conn))))))
+      (let [messages (repeatedly 40 #(.poll endings 10 TimeUnit/SECONDS))]
+        (is (= [] (remove #(and % (str/starts-with? % "the WebSocket is closed")) messages))
+            "each sender learns of the close at its next send, none in the send the close overtook")))))
+
+(deftest a-send-waiting-when-the-socket-closes-fails
+  (let [ending (promise)]
+    (ts/with-server [s (ws-handler {:on-open (fn [socket]
+                                              (Thread/startVirtualThread
+                                               (fn [] (try (dotimes [_ 500] (ws/send socket (byte-array 65536)))
+                                                           (deliver ending :all-sent)
+                                                           (catch java.io.IOException e (deliver ending e))))))})
+                     {:ws-write-timeout-ms 0}]
+      (wss/with-raw [_ (wss/handshake s "/")]
+        (Thread/sleep 300))
+      (let [e (deref ending 10000 :timeout)]
+        (is (instance? onager.kernel.websocket.WebSocket$Closed e))
+        (is (str/starts-with? (ex-message e) "the WebSocket closed before the peer took the message"))))))
+
 (deftest stopping-the-server-closes-with-1001
   (let [calls (LinkedBlockingQueue.)
         s (ts/start (ws-handler (recorder calls)) {})

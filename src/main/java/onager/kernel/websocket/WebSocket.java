@@ -136,9 +136,11 @@ public final class WebSocket {
     }
   }
 
-  // More than the high-water mark waits to be sent, in the channel or on its way to it.
+  // More than the high-water mark waits to be sent, in the channel or on its way to it. A channel
+  // that closes drops its outbound buffer first: unwritable from then on, with nothing to wait for.
   private boolean full() {
-    return !channel.isWritable() || handedOver.get() > channel.config().getWriteBufferHighWaterMark();
+    return !channel.isWritable() && channel.unsafe().outboundBuffer() != null
+        || handedOver.get() > channel.config().getWriteBufferHighWaterMark();
   }
 
   /** Sends a ping with {@code data} (at most 125 bytes; null for none). */
@@ -197,11 +199,15 @@ public final class WebSocket {
   }
 
   private void awaitWritable() throws IOException {
+    // A channel may close between the hand-over and the check: the message went as far as any
+    // sent just before the close, so only a sender that did wait learns that the close came first.
+    boolean waited = false;
     lock.lock();
     try {
       long left = TimeUnit.MILLISECONDS.toNanos(writeTimeoutMs);
       waiting++;
       while (full() && channel.isActive()) {
+        waited = true;
         if (writeTimeoutMs == 0) {
           writable.await();
         } else {
@@ -216,7 +222,7 @@ public final class WebSocket {
       waiting--;
       lock.unlock();
     }
-    if (!channel.isActive()) throw closed("the WebSocket closed before the peer took the message");
+    if (waited && !channel.isActive()) throw closed("the WebSocket closed before the peer took the message");
   }
 
   // On the event loop the frame's bytes go in a pooled buffer of the loop's cache; elsewhere in
