@@ -339,8 +339,10 @@
     :default false
     :valid? boolean?
     :allowed "true or false"
-    :doc (str "True: http.server.requests publishes a percentile histogram (Prometheus buckets, for "
-              "histogram_quantile), about 70 more time series per route, method and status.")}
+    :doc (str "True: http.server.requests is Micrometer's Timer, publishing a percentile histogram "
+              "(Prometheus buckets, for histogram_quantile), about 70 more time series per route, method "
+              "and status, and configurable by MeterFilters. False: each event loop counts in fields of "
+              "its own, published as a function timer and a max gauge: the same count, sum and max series.")}
    {:key :metrics-jvm?
     :default true
     :valid? boolean?

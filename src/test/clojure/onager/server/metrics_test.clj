@@ -13,7 +13,7 @@
             [onager.test-jvm :as jvm]
             [onager.test-support :as ts]
             [onager.ws-support :as ws])
-  (:import [io.micrometer.core.instrument Counter FunctionCounter Meter MeterRegistry Timer]
+  (:import [io.micrometer.core.instrument Counter FunctionCounter FunctionTimer Meter MeterRegistry Timer]
            [io.micrometer.core.instrument.distribution.pause ClockDriftPauseDetector]
            [io.micrometer.core.instrument.search Search]
            [io.micrometer.core.instrument.simple SimpleMeterRegistry]
@@ -33,10 +33,20 @@
   ^Search [^MeterRegistry r name tags]
   (reduce (fn [^Search s [k v]] (.tag s (clojure.core/name k) (str v))) (.find r name) tags))
 
-(defn- timer-count
-  "How many requests the timer `name` with `tags` counted; 0 when it does not exist."
+(defn- request-meters
+  "The meters of http.server.requests with `tags`: Micrometer timers with a
+  histogram, function timers without."
   [r tags]
-  (if-let [t (.timer (search r "http.server.requests" tags))] (.count ^Timer t) 0))
+  (let [s (search r "http.server.requests" tags)]
+    (concat (.timers s) (.functionTimers s))))
+
+(defn- timer-count
+  "How many requests http.server.requests with `tags` counted; 0 when it does not exist."
+  [r tags]
+  (let [s (search r "http.server.requests" tags)]
+    (if-let [t (.timer s)]
+      (.count ^Timer t)
+      (if-let [f (.functionTimer s)] (long (.count ^FunctionTimer f)) 0))))
 
 (defn- counter
   "The count of the counter (or function counter) `name` with `tags`; 0 when it does not exist."
@@ -99,9 +109,8 @@
           (is (= 200 (:status (ts/request (ts/url s "/plain") {:method :head}))))
           (testing "two ids on one template: one time series, counted twice"
             (is (= 2 (timed 2 r {:route "/users/:id" :method "GET" :status 200})))
-            (is (= 1 (count (.timers (search r "http.server.requests" {:route "/users/:id"})))))
-            (is (= "SUCCESS" (.getTag (.getId ^Meter (.timer (search r "http.server.requests" {:route "/users/:id"})))
-                                      "outcome"))))
+            (is (= 1 (count (request-meters r {:route "/users/:id"}))))
+            (is (= "SUCCESS" (.getTag (.getId ^Meter (first (request-meters r {:route "/users/:id"}))) "outcome"))))
           (testing "no route took it: UNMATCHED, with its status"
             (is (= 1 (timed 1 r {:route "UNMATCHED" :method "GET" :status 404})))
             (is (= 1 (timed 1 r {:route "UNMATCHED" :method "DELETE" :status 405}))))
@@ -172,7 +181,7 @@
       (testing "the handler's late answer changes nothing"
         (Thread/sleep 200)
         (is (= 0.0 (gauge r "http.server.requests.active")))
-        (is (= 1 (count (.timers (search r "http.server.requests" {})))))))))
+        (is (= 1 (count (request-meters r {}))))))))
 
 (deftest methods-outside-the-standard-ones-are-other
   (let [r (SimpleMeterRegistry.)]
@@ -350,15 +359,32 @@
         (is (empty? (.meters (search r "jvm.memory.used" {}))))
         (is (seq (.meters (search r "http.server.requests.active" {}))))))))
 
+(defn- scraped
+  "The value of the Prometheus series `series` (name and labels, as scraped) in `text`."
+  [text series]
+  (some->> (re-find (re-pattern (str "(?m)^" (java.util.regex.Pattern/quote series) " (\\S+)$")) text)
+           second
+           parse-double))
+
 (deftest the-histogram-is-published-on-demand
   (doseq [[histogram? buckets?] [[false false] [true true]]]
-    (let [r (metrics/prometheus-registry)]
-      (ts/with-server [s (ok "h") {:metrics r :metrics-histogram? histogram?}]
-        (ts/request (ts/url s "/"))
-        (is (eventually #(= 1 (timer-count r {:route "UNMATCHED"}))))
-        (is (= buckets? (str/includes? (.scrape ^io.micrometer.prometheusmetrics.PrometheusMeterRegistry r)
-                                       "http_server_requests_seconds_bucket{"))
-            (str ":metrics-histogram? " histogram?))))))
+    (testing (str ":metrics-histogram? " histogram?)
+      (let [r (metrics/prometheus-registry)
+            slow (fn [_] (Thread/sleep 60) {:status 200 :body "slow"})]
+        (ts/with-server [s slow {:metrics r :metrics-histogram? histogram?}]
+          (ts/request (ts/url s "/"))
+          (ts/request (ts/url s "/"))
+          (is (= 2 (timed 2 r {:route "UNMATCHED"})))
+          (let [text (.scrape ^io.micrometer.prometheusmetrics.PrometheusMeterRegistry r)
+                labels "{method=\"GET\",outcome=\"SUCCESS\",route=\"UNMATCHED\",status=\"200\"}"]
+            (is (= buckets? (str/includes? text "http_server_requests_seconds_bucket{")))
+            (testing "count, sum and max: the same series either way"
+              (is (= 2.0 (scraped text (str "http_server_requests_seconds_count" labels))) text)
+              (is (<= 0.12 (scraped text (str "http_server_requests_seconds_sum" labels)) 10.0) text)
+              (is (<= 0.06 (scraped text (str "http_server_requests_seconds_max" labels)) 5.0) text))
+            (testing "a histogram takes Micrometer's timer; without, the loops' own counts"
+              (is (= (if histogram? 1 0) (count (.timers (search r "http.server.requests" {})))))
+              (is (= (if histogram? 0 1) (count (.functionTimers (search r "http.server.requests" {}))))))))))))
 
 (deftest stop-removes-the-servers-meters
   (let [r (SimpleMeterRegistry.)]
@@ -366,6 +392,7 @@
       (ts/request (ts/url s "/"))
       (is (eventually #(= 1 (timer-count r {:route "UNMATCHED"})))))
     (is (empty? (.meters (search r "http.server.requests" {}))))
+    (is (empty? (.meters (search r "http.server.requests.seconds.max" {}))))
     (is (empty? (.meters (search r "http.server.requests.active" {}))))
     (testing "a server started again on the registry counts afresh"
       (ts/with-server [s (ok "2") {:metrics r}]

@@ -678,12 +678,13 @@ public final class Exchange extends Deadline implements RequestFields, VirtualSt
   private void record(boolean aborted) {
     if (recorded || !server.recording) return;
     recorded = true;
-    long nanos = System.nanoTime() - startNanos;
+    long end = System.nanoTime();
+    long nanos = end - startNanos;
     ServerMetrics m = server.metrics;
     if (m != null) {
       // Timed before it leaves the active gauge, so no scrape finds it neither active nor timed.
       LoopMeters counts = active != null ? active : m.on(loop);
-      counts.requestFinished(route, request.method(), sentStatus, nanos);
+      counts.requestFinished(route, request.method(), sentStatus, nanos, end);
       if (active != null) counts.requestEnded();
     }
     AccessLog log = server.accessLog;

@@ -1,6 +1,5 @@
 package onager.kernel.metrics;
 
-import io.micrometer.core.instrument.Timer;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.handler.codec.http.HttpMethod;
 import java.lang.invoke.MethodHandles;
@@ -32,6 +31,8 @@ public final class LoopMeters {
 
   final EventExecutor loop;
   private final ServerMetrics metrics;
+  // The loop's number among the server's: where request tallies keep its counts.
+  private final int index;
   private long active;
   private long received;
   private long sent;
@@ -40,9 +41,10 @@ public final class LoopMeters {
   private String lastRoute;
   private RouteTimers lastTimers;
 
-  LoopMeters(ServerMetrics metrics, EventExecutor loop) {
+  LoopMeters(ServerMetrics metrics, EventExecutor loop, int index) {
     this.metrics = metrics;
     this.loop = loop;
+    this.index = index;
     this.lastTimers = metrics == null ? null : metrics.routeTimers(null);
   }
 
@@ -60,11 +62,11 @@ public final class LoopMeters {
   }
 
   /**
-   * Times an exchange that ended: {@code route} the template of the route that
-   * took it (null: none), {@code status} the response's (0: none went out). On
-   * the loop.
+   * Times an exchange that ended at {@code end} (System.nanoTime) after
+   * {@code nanos}: {@code route} the template of the route that took it (null:
+   * none), {@code status} the response's (0: none went out). On the loop.
    */
-  public void requestFinished(String route, HttpMethod method, int status, long nanos) {
+  public void requestFinished(String route, HttpMethod method, int status, long nanos, long end) {
     RouteTimers timers = lastTimers;
     if (route != lastRoute && (route == null || !route.equals(lastRoute))) {
       timers = metrics.routeTimers(route);
@@ -72,9 +74,13 @@ public final class LoopMeters {
       lastTimers = timers;
     }
     HttpMethod m = ServerMetrics.known(method);
-    Timer t = timers.find(m, status);
-    if (t == null) t = timers.add(metrics, m, status);
-    t.record(nanos, TimeUnit.NANOSECONDS);
+    RouteTimers.Entry e = timers.find(m, status);
+    if (e == null) e = timers.add(metrics, m, status);
+    if (e.tally() != null) {
+      e.tally().of(index).record(nanos, end);
+    } else {
+      e.timer().record(nanos, TimeUnit.NANOSECONDS);
+    }
   }
 
   // The connections' bytes, as the transport reads and writes them. On the loop.

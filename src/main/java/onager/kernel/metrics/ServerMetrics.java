@@ -2,9 +2,11 @@ package onager.kernel.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -24,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
@@ -45,6 +48,10 @@ public final class ServerMetrics implements MessageMeter {
   /** The route tag of a request no route of an Onager router took. */
   public static final String UNMATCHED = "UNMATCHED";
 
+  private static final String REQUESTS = "http.server.requests";
+  private static final String REQUESTS_DESCRIPTION =
+      "Requests answered (or cut short), by route template, method and status";
+
   // Netty's constants for the methods of RFC 9110 and PATCH; any other is tagged OTHER, so
   // that a client sending made-up methods cannot make time series without end.
   private static final HttpMethod[] METHODS = {HttpMethod.GET, HttpMethod.HEAD, HttpMethod.POST, HttpMethod.PUT,
@@ -61,7 +68,9 @@ public final class ServerMetrics implements MessageMeter {
   private final List<AutoCloseable> binders = new ArrayList<>();
   // Each event loop's counts, made by the loop that writes them, so that their fields land
   // apart from the other loops'. The connections' adder changes once a connection.
-  private final PerLoop<LoopMeters> loops = new PerLoop<>(loop -> new LoopMeters(this, loop));
+  // PerLoop makes one loop's counts at a time, under its lock: the numbers count up from 0.
+  private int loopsNumbered;
+  private final PerLoop<LoopMeters> loops = new PerLoop<>(loop -> new LoopMeters(this, loop, loopsNumbered++));
   private final LongAdder connections = new LongAdder();
   private final Counter opened;
   private final Counter[] refused = new Counter[Refusals.REASONS.length];
@@ -200,21 +209,43 @@ public final class ServerMetrics implements MessageMeter {
     return null;
   }
 
-  // Makes the timer of one route, method and status: once per combination.
-  Timer timer(String route, HttpMethod method, int status) {
-    Timer t = Timer.builder("http.server.requests")
-        .description("Requests answered (or cut short), by route template, method and status")
-        .tag("route", route)
-        .tag("method", method == null ? "OTHER" : method.name())
-        .tag("status", status == 0 ? "UNKNOWN" : Integer.toString(status))
-        .tag("outcome", outcome(status))
-        .publishPercentileHistogram(histogram)
-        .pauseDetector(NO_PAUSES)
+  // Makes the meter of one route, method and status: once per combination. With a histogram
+  // it is Micrometer's timer; without, the loops' tally, which the registry publishes as the
+  // timer's count and sum (a FunctionTimer) and its max (a gauge Prometheus names as the
+  // timer's max): a scrape reads the same series either way.
+  RouteTimers.Entry requestMeter(String route, HttpMethod method, int status) {
+    Tags tags = Tags.of("route", route,
+        "method", method == null ? "OTHER" : method.name(),
+        "status", status == 0 ? "UNKNOWN" : Integer.toString(status),
+        "outcome", outcome(status));
+    if (histogram) {
+      Timer t = Timer.builder(REQUESTS)
+          .description(REQUESTS_DESCRIPTION)
+          .tags(tags)
+          .publishPercentileHistogram(true)
+          .pauseDetector(NO_PAUSES)
+          .register(registry);
+      synchronized (meters) {
+        meters.add(t);
+      }
+      return new RouteTimers.Entry(method, status, t, null);
+    }
+    RequestTally tally = new RequestTally();
+    Meter timer = FunctionTimer.builder(REQUESTS, tally, RequestTally::count, RequestTally::totalNanos,
+            TimeUnit.NANOSECONDS)
+        .description(REQUESTS_DESCRIPTION)
+        .tags(tags)
+        .register(registry);
+    Meter max = Gauge.builder(REQUESTS + ".seconds.max", tally, RequestTally::maxSeconds)
+        .description("The longest of " + REQUESTS + " in the last one to two minutes, in seconds")
+        .tags(tags)
+        .strongReference(true)
         .register(registry);
     synchronized (meters) {
-      meters.add(t);
+      meters.add(timer);
+      meters.add(max);
     }
-    return t;
+    return new RouteTimers.Entry(method, status, null, tally);
   }
 
   // Spring's and Micrometer's outcome tag (io.micrometer.core.instrument.binder.http.Outcome).

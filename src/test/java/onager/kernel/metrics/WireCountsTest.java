@@ -41,7 +41,7 @@ final class WireCountsTest {
           .childHandler(new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
-              LoopMeters received = new LoopMeters(null, ch.eventLoop());
+              LoopMeters received = new LoopMeters(null, ch.eventLoop(), 0);
               ch.config().setRecvByteBufAllocator(new CountedReads(ch.config().getRecvByteBufAllocator(), received));
               ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                 @Override
@@ -58,7 +58,7 @@ final class WireCountsTest {
           .handler(new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
-              sent.set(new LoopMeters(null, ch.eventLoop()));
+              sent.set(new LoopMeters(null, ch.eventLoop(), 0));
               ch.config().setMessageSizeEstimator(new CountedWrites(ch.config().getMessageSizeEstimator(), sent.get()));
             }
           })
