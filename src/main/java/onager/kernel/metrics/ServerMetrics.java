@@ -66,10 +66,10 @@ public final class ServerMetrics implements MessageMeter {
   private final boolean histogram;
   private final List<Meter> meters = new ArrayList<>();
   private final List<AutoCloseable> binders = new ArrayList<>();
+  // PerLoop makes one loop's counts at a time, under its lock: the loops are numbered from 0.
+  private int loopsNumbered;
   // Each event loop's counts, made by the loop that writes them, so that their fields land
   // apart from the other loops'. The connections' adder changes once a connection.
-  // PerLoop makes one loop's counts at a time, under its lock: the numbers count up from 0.
-  private int loopsNumbered;
   private final PerLoop<LoopMeters> loops = new PerLoop<>(loop -> new LoopMeters(this, loop, loopsNumbered++));
   private final LongAdder connections = new LongAdder();
   private final Counter opened;
