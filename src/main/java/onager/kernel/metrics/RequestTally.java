@@ -101,15 +101,15 @@ final class RequestTally {
     /** A request of {@code nanos} ended at {@code end} (System.nanoTime). On the loop. */
     void record(long nanos, long end) {
       long p = end >> PERIOD_SHIFT;
-      long longest = max;
       if (p != period) {
-        BEFORE.setOpaque(this, p == period + 1 ? longest : 0L);
+        BEFORE.setOpaque(this, p == period + 1 ? max : 0L);
         PERIOD.setOpaque(this, p);
-        longest = 0;
+        MAX.setOpaque(this, nanos);
+      } else if (nanos > max) {
+        MAX.setOpaque(this, nanos);
       }
       COUNT.setOpaque(this, count + 1);
       TOTAL.setOpaque(this, total + nanos);
-      if (nanos > longest || longest != max) MAX.setOpaque(this, Math.max(nanos, longest));
     }
 
     // A reader may see a new period with the old one's max for one read: a max a little too
