@@ -63,7 +63,19 @@
       (is (= (url s "/r") (:url r)))
       (is (= [] (:trace-redirects r)))
       (is (= ["a=1" "b=2"] (get-in r [:headers "set-cookie"])) "a repeated header's values in a vector")
-      (is (= "text/plain; charset=utf-8" (get-in r [:headers "content-type"])) "header names in lower case")))
+      (is (= "text/plain; charset=utf-8" (get-in r [:headers "content-type"])) "header names in lower case")
+      (testing "the headers, made when first read, are a map like any other"
+        (let [h (:headers r)
+              plain (into {} h)]
+          (is (map? h))
+          (is (= plain h))
+          (is (= (hash plain) (hash h)))
+          (is (= (set (keys plain)) (set (keys h))))
+          (is (= (count plain) (reduce-kv (fn [n _ _] (inc n)) 0 h)))
+          (is (= "1" (get (assoc h "x-added" "1") "x-added")))
+          (is (not (contains? (dissoc h "set-cookie") "set-cookie")))
+          (is (= {:k 1} (meta (with-meta h {:k 1}))))
+          (is (= plain (read-string (pr-str h))))))))
   (testing "names in any case, from a server that writes them capitalized"
     (with-raw-server [rs (fn [^java.net.Socket s _]
                            (read-head (.getInputStream s))

@@ -94,6 +94,7 @@ final class ClientCall extends Deadline {
     if (idle != null) idle.reset(this);
     RequestOptions options = new RequestOptions()
         .setMethod(method)
+        .setServer(target.server)
         .setHost(target.host)
         .setPort(target.port)
         .setSsl(target.ssl)

@@ -34,10 +34,21 @@ final class ClientResponses {
   private static final Keyword HTTP_1_1 = Keyword.intern("http-1.1");
   private static final Keyword HTTP_2 = Keyword.intern("http-2");
 
+  // The boxed statuses, made once: Integer.valueOf keeps only those under 128.
+  private static final Integer[] STATUSES = new Integer[600];
+
+  static {
+    for (int i = 0; i < STATUSES.length; i++) STATUSES[i] = i;
+  }
+
+  private static Integer status(int s) {
+    return s >= 0 && s < STATUSES.length ? STATUSES[s] : Integer.valueOf(s);
+  }
+
   static IPersistentMap of(int status, MultiMap headers, Object body, HttpVersion version, String url,
                            IPersistentVector redirects) {
     return new PersistentArrayMap(new Object[] {
-        STATUS, status, HEADERS, headers(headers), BODY, body, VERSION, version(version), URL, url,
+        STATUS, status(status), HEADERS, new LazyHeaders(headers), BODY, body, VERSION, version(version), URL, url,
         TRACE_REDIRECTS, redirects});
   }
 

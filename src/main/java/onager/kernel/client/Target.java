@@ -1,5 +1,6 @@
 package onager.kernel.client;
 
+import io.vertx.core.net.SocketAddress;
 import java.util.Locale;
 
 /**
@@ -16,16 +17,24 @@ final class Target {
   final String pathAndQuery;
   /** user:password from the URL, or null. */
   final String userInfo;
+  /**
+   * host and port as the address Vert.x connects to: made with the target, which a
+   * client keeps while its URL repeats, so that a request does not make it and
+   * look at the host again to see whether it is an IP address.
+   */
+  final SocketAddress server;
   // What url() gives: the parsed text itself when it is already that, else made on first use.
   private String url;
 
-  private Target(boolean ssl, String host, int port, String pathAndQuery, String userInfo, String url) {
+  private Target(boolean ssl, String host, int port, String pathAndQuery, String userInfo, String url,
+                 SocketAddress server) {
     this.ssl = ssl;
     this.host = host;
     this.port = port;
     this.pathAndQuery = pathAndQuery;
     this.userInfo = userInfo;
     this.url = url;
+    this.server = server;
   }
 
   /** The target {@code url} names; an {@link IllegalArgumentException} saying what is wrong with it otherwise. */
@@ -87,7 +96,7 @@ final class Target {
     boolean asWritten = hash < 0 && userInfo == null && portAsWritten && url.startsWith(scheme)
         && !rest.isEmpty() && rest.charAt(0) == '/';
     if (rest.isEmpty() || rest.charAt(0) == '?') rest = "/" + rest;
-    return new Target(ssl, host, port, rest, userInfo, asWritten ? url : null);
+    return new Target(ssl, host, port, rest, userInfo, asWritten ? url : null, SocketAddress.inetSocketAddress(port, host));
   }
 
   /**
@@ -118,7 +127,7 @@ final class Target {
   Target withQuery(String query) {
     if (query.isEmpty()) return this;
     String sep = pathAndQuery.indexOf('?') < 0 ? "?" : pathAndQuery.endsWith("?") || pathAndQuery.endsWith("&") ? "" : "&";
-    return new Target(ssl, host, port, pathAndQuery + sep + query, userInfo, null);
+    return new Target(ssl, host, port, pathAndQuery + sep + query, userInfo, null, server);
   }
 
   /**

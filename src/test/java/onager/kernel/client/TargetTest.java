@@ -52,6 +52,18 @@ final class TargetTest {
   }
 
   @Test
+  void theAddressToConnectToIsMadeWithTheTarget() {
+    Target t = Target.parse("http://127.0.0.1:8080/a");
+    assertEquals("127.0.0.1", t.server.host());
+    assertEquals(8080, t.server.port());
+    Target v6 = Target.parse("https://[::1]/");
+    assertEquals("::1", v6.server.host());
+    assertEquals(443, v6.server.port());
+    // A query added per request keeps its target's address rather than making another.
+    assertSame(t.server, t.withQuery("b=1").server);
+  }
+
+  @Test
   void refusedUrls() {
     for (String bad : new String[] {"example.com/a", "ftp://example.com/", "http:///a", "http://a:0/",
         "http://a:65536/", "http://a:x/", "http://a b/", "http://a/\r\nX: y", "http://[::1/"}) {
