@@ -112,11 +112,13 @@
     (mapv report-of ps)))
 
 (defn- figures
-  "Per-run figures: req/s and CPU µs/request for GETs, MiB/s and CPU ns/byte for transfers."
-  [scenario {:keys [requests bytes seconds cpu_ms errors]}]
+  "Per-run figures: req/s, CPU µs/request and bytes allocated per request (when
+  the JVM tells) for GETs, MiB/s and CPU ns/byte for transfers."
+  [scenario {:keys [requests bytes seconds cpu_ms errors alloc_bytes]}]
   (when (and (pos? (long requests)) (zero? (long errors)))
     (if (= "get" (:mode scenario))
-      {:rps (/ requests seconds) :cpu-us (/ (* 1000.0 cpu_ms) requests)}
+      (cond-> {:rps (/ requests seconds) :cpu-us (/ (* 1000.0 cpu_ms) requests)}
+        (and alloc_bytes (not (neg? (long alloc_bytes)))) (assoc :alloc-b (/ (double alloc_bytes) requests)))
       {:mib-s (/ bytes seconds 1024 1024) :cpu-ns-byte (/ (* 1e6 cpu_ms) bytes)})))
 
 (defn- summarise [scenario runs]

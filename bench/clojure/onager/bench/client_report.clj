@@ -70,6 +70,8 @@
        (str "Beside: " label " and the Java-only Vert.x client at once, " (count (:runs beside))
             " round(s): " (if get? "req/s" "MiB/s") " ÷ Vert.x " (with-spread (get-in beside [:ratio a]) #(f % 3))
             ", " (if get? "CPU µs/req" "CPU ns/byte") " ÷ Vert.x " (with-spread (get-in beside [:ratio b]) #(f % 3))
+            (when-let [alloc (and get? (get-in beside [:ratio :alloc-b]))]
+              (str ", bytes allocated/req ÷ Vert.x " (with-spread alloc #(f % 3))))
             "."))
      [""])))
 

@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * warm-up, clock and CPU reading, so that the figures differ by the client
  * alone. Prints one JSON line: requests (or transfers), bytes, seconds, the
  * process's CPU milliseconds over the measured window, errors, the first
- * error's text and how long the warm-up lasted.
+ * error's text, how long the warm-up lasted and, for GETs, the bytes the JVM's
+ * threads allocated over the measured window.
  */
 public final class LoadLoop {
   private LoadLoop() {}
@@ -33,6 +34,12 @@ public final class LoadLoop {
   private static long cpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
+  }
+
+  // Every thread's allocation so far, virtual threads' counted on their carriers; -1 when the JVM
+  // does not tell. Unlike CPU time, it does not depend on what else the machine runs.
+  private static long allocatedBytes() {
+    return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
   }
 
   /**
@@ -78,17 +85,19 @@ public final class LoadLoop {
     long warmup = at == null ? warmUp(warmupMs) : warmUntil(Long.parseLong(at));
     long jit0 = jitMs();
     long cpu0 = cpuNanos();
+    long alloc0 = allocatedBytes();
     long t0 = System.nanoTime();
     measuring.set(true);
     Thread.sleep(durationMs);
     measuring.set(false);
     long t1 = System.nanoTime();
     long cpu1 = cpuNanos();
+    long alloc = alloc0 < 0 ? -1 : allocatedBytes() - alloc0;
     long jit = jitMs() - jit0;
     stop.set(true);
     for (Thread t : threads) t.join(10_000);
     report(requests.get(), bytes.get(), t1 - t0, cpu1 - cpu0, errors.get(), firstError.toString(),
-        String.format(Locale.ROOT, ",\"warmup_s\":%.1f,\"jit_ms\":%d", warmup / 1e3, jit));
+        String.format(Locale.ROOT, ",\"warmup_s\":%.1f,\"jit_ms\":%d,\"alloc_bytes\":%d", warmup / 1e3, jit, alloc));
   }
 
   /**
