@@ -2,6 +2,7 @@ package onager.bench.client;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.AsciiString;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -29,6 +30,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class VertxClientLoad {
   private VertxClientLoad() {}
+
+  // The User-Agent Onager's client sends by default, so that both clients send the same requests and
+  // the server does the same work: the layer's cost is measured on the same exchanges.
+  private static final AsciiString USER_AGENT = AsciiString.cached("onager");
 
   public static void main(String[] args) throws Exception {
     String mode = args[0];
@@ -65,7 +70,7 @@ public final class VertxClientLoad {
 
   private static long get(HttpClientAgent client, RequestOptions base) throws Exception {
     return client.request(new RequestOptions(base))
-        .compose(req -> req.send().compose(HttpClientResponse::body))
+        .compose(req -> req.putHeader(HttpHeaders.USER_AGENT, USER_AGENT).send().compose(HttpClientResponse::body))
         .map(b -> (long) b.length())
         .toCompletionStage().toCompletableFuture().get();
   }
@@ -74,7 +79,7 @@ public final class VertxClientLoad {
     AtomicLong total = new AtomicLong();
     String sep = url.contains("?") ? "&" : "?";
     client.request(new RequestOptions().setAbsoluteURI(url + sep + "size=" + size))
-        .compose(req -> req.send().compose(resp -> {
+        .compose(req -> req.putHeader(HttpHeaders.USER_AGENT, USER_AGENT).send().compose(resp -> {
           resp.handler(b -> total.addAndGet(b.length()));
           return resp.end();
         }))
@@ -89,7 +94,7 @@ public final class VertxClientLoad {
     InputStream in = LoadLoop.zeros(size);
     byte[] piece = new byte[65536];
     Future<Long> done = client.request(new RequestOptions(base).setMethod(HttpMethod.POST)).compose(req -> {
-      req.putHeader(HttpHeaders.CONTENT_LENGTH, Long.toString(size));
+      req.putHeader(HttpHeaders.USER_AGENT, USER_AGENT).putHeader(HttpHeaders.CONTENT_LENGTH, Long.toString(size));
       Future<HttpClientResponse> response = req.response();
       new Object() {
         void pump() {
