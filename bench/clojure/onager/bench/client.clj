@@ -9,7 +9,10 @@
             [onager.bench.json :as json]
             [onager.bench.proc :as proc]
             [onager.bench.servers :as servers]
-            [onager.bench.stats :as stats]))
+            [onager.bench.stats :as stats])
+  (:import (java.io File)
+           (java.nio.file Files Path)
+           (java.nio.file.attribute FileAttribute)))
 
 (set! *warn-on-reflection* true)
 
@@ -96,20 +99,22 @@
   [client scenario handle opts]
   (report-of (start-client client scenario handle opts {})))
 
-(def ^:private start-margin-s
-  "Seconds a client JVM takes to start, Clojure's loading included, counted on top
-  of the warm-up of clients run at once."
-  5)
-
 (defn- run-beside
   "Runs `client` and the baseline at once in `scenario`, both on the clients'
-  CPU, against the server `handle`: [client's report, baseline's]. GETs measure
-  the same seconds, after a warm-up of `warmup-s`; transfers start together."
+  CPU, against the server `handle`: [client's report, baseline's]. GETs warm
+  up for at least `warmup-s` and until both JITs are quiet, then measure the
+  same seconds (LoadLoop's pair directory); transfers start together."
   [client baseline scenario handle opts warmup-s]
-  (let [props (when (= "get" (:mode scenario))
-                {"onager.bench.measureAt" (+ (System/currentTimeMillis) (* 1000 (+ start-margin-s warmup-s)))})
-        ps (mapv #(start-client % scenario handle opts props) [client baseline])]
-    (mapv report-of ps)))
+  (let [dir (when (= "get" (:mode scenario))
+              (Files/createTempDirectory "onager-pair" (make-array FileAttribute 0)))
+        props (when dir {"onager.bench.pairDir" (str dir)})
+        opts (assoc opts :warmup warmup-s)]
+    (try
+      (mapv report-of (mapv #(start-client % scenario handle opts props) [client baseline]))
+      (finally
+        (when dir
+          (doseq [^File f (.listFiles (.toFile ^Path dir))] (.delete f))
+          (Files/delete dir))))))
 
 (defn- figures
   "Per-run figures: req/s, CPU µs/request and bytes allocated per request (when
@@ -152,9 +157,11 @@
                         (update acc (:id c) (fnil conj []) r)))
                     acc defs)]
     (reduce (fn [acc c]
-              ;; Twice the longer warm-up either needed alone: each now has half the CPU to compile on.
-              (let [warmup-s (long (Math/ceil (* 2 (max (double (:warmup_s (peek (acc (:id c))) 0))
-                                                        (double (:warmup_s (peek (acc baseline-id)) 0))))))
+              ;; At least the longer warm-up either needed alone; LoadLoop goes on while either JIT
+              ;; compiles, as each now has half the CPU to compile on.
+              (let [warmup-s (long (Math/ceil (max (double (:warmup_s (peek (acc (:id c))) 0))
+                                                   (double (:warmup_s (peek (acc baseline-id)) 0))
+                                                   (double (:warmup opts)))))
                     [mine base :as pair] (run-beside c baseline sc handle opts warmup-s)]
                 (print-run n runs (str (:id c) ", beside") sc mine)
                 (print-run n runs (str baseline-id ", beside") sc base)

@@ -92,7 +92,7 @@
           "its own (-Xmx512m, ParallelGC) pinned to CPU " (get-in settings [:cpus :wrk]) "; " (:runs settings)
           " round(s), alternating clients; GETs " (:duration settings) " s after a warm-up of at least "
           (:warmup settings) " s, which goes on (up to 60 s more) until the client's JIT compiles under 2 % of"
-          " the time, 64 callers on virtual threads each waiting for its response")
+          " the time in three 2 s windows in a row, 64 callers on virtual threads each waiting for its response")
      ""
      "Every ratio is the client's figure over the Java-only Vert.x client's in the same round, then the"
      "median (min–max) of those. CPU is the client JVM's own (all its threads), read in it over the"
@@ -100,9 +100,10 @@
      "(ALPN) in the h2 scenarios; clj-http has no HTTP/2."
      ""
      "Each round, Onager's client also runs at once with the Java-only one, both on the clients' CPU"
-     "(\"Beside\" below): GETs measure the same seconds after twice the longer warm-up the two needed"
-     "alone that round (each compiles on half the CPU), transfers start together. The layer's bars use"
-     "those pairs' ratios: rounds apart differ by more than the layer costs on a shared machine."
+     "(\"Beside\" below): GETs warm up for at least the longer warm-up the two needed alone that round"
+     "and until both JITs are quiet (each compiles on half the CPU), then measure the same seconds;"
+     "transfers start together. The layer's bars use those pairs' ratios: rounds apart differ by more"
+     "than the layer costs on a shared machine."
      ""
      "## The bars (issue 24)"
      ""

@@ -1,7 +1,14 @@
 package onager.bench.client;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.RuntimeMXBean;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -15,8 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * warm-up, clock and CPU reading, so that the figures differ by the client
  * alone. Prints one JSON line: requests (or transfers), bytes, seconds, the
  * process's CPU milliseconds over the measured window, errors, the first
- * error's text, how long the warm-up lasted and, for GETs, the bytes the JVM's
- * threads allocated over the measured window.
+ * error's text and, for GETs, how long the JVM had run when the window began
+ * (its start and warm-up), the JIT's milliseconds and the bytes the JVM's
+ * threads allocated within the window.
  */
 public final class LoadLoop {
   private LoadLoop() {}
@@ -25,34 +33,63 @@ public final class LoadLoop {
   @FunctionalInterface
   public interface Call extends Callable<Long> {}
 
-  // The warm-up goes on past its minimum while the JIT compiles more than this share of the
-  // time, looked at over windows this long, for at most this much longer.
+  // The warm-up goes on past its minimum until the JIT has compiled under this share of the time
+  // in this many windows in a row, for at most this much longer. The JVM counts a compilation's
+  // time only when it ends, and one large compilation on a shared CPU can outlast a window that
+  // then looks quiet.
   private static final double JIT_QUIET = 0.02;
   private static final long JIT_WINDOW_MS = 2_000;
+  private static final int JIT_QUIET_WINDOWS = 3;
   private static final long JIT_MAX_EXTRA_MS = 60_000;
 
+  // How long a JVM of a pair waits for the other to be warm, and how far after the later of the
+  // two is ready both begin to measure: enough for each to see the other's mark.
+  private static final long PAIR_WAIT_MAX_MS = JIT_MAX_EXTRA_MS + 60_000;
+  private static final long PAIR_START_MS = 500;
+  private static final long PAIR_POLL_MS = 10;
+
+  // Looked up once, before any load: the first look-up loads classes and reads the cgroup's
+  // files, and the JIT compiles what that ran, which would otherwise fall in the measured window.
+  private static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+  private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
+  private static final RuntimeMXBean RUNTIME = ManagementFactory.getRuntimeMXBean();
+
+  static {
+    OS.getProcessCpuTime();
+    THREADS.getTotalThreadAllocatedBytes();
+  }
+
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
+    return OS.getProcessCpuTime();
   }
 
   // Every thread's allocation so far, virtual threads' counted on their carriers; -1 when the JVM
   // does not tell. Unlike CPU time, it does not depend on what else the machine runs.
   private static long allocatedBytes() {
-    return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
+    return THREADS.getTotalThreadAllocatedBytes();
+  }
+
+  // The compiler threads' time so far in ms, or -1 when the JVM does not tell.
+  private static long jitMs() {
+    return JIT != null && JIT.isCompilationTimeMonitoringSupported() ? JIT.getTotalCompilationTime() : -1;
   }
 
   /**
-   * When set, the wall-clock time (ms since the epoch) at which the measured
-   * window begins, instead of when the warm-up ends: two clients run at once
-   * measure the same seconds.
+   * When set, a directory shared by two client JVMs run at once: each marks
+   * in it when its own warm-up is over, and both begin to measure at the same
+   * wall-clock time once both are warm, so that they measure the same seconds
+   * and neither measures the other's compiling.
    */
-  public static final String MEASURE_AT = "onager.bench.measureAt";
+  public static final String PAIR_DIR = "onager.bench.pairDir";
 
   /**
    * {@code callers} virtual threads each send {@code call} in turn for
-   * {@code warmupMs} and until the JIT is quiet (or until {@link #MEASURE_AT}),
-   * then for {@code durationMs}, which is measured.
+   * {@code warmupMs} and until the JIT is quiet (and, with {@link #PAIR_DIR},
+   * until the other JVM's is too), then for {@code durationMs}, which is
+   * measured.
    */
   public static void closedLoop(int callers, long warmupMs, long durationMs, Call call) throws InterruptedException {
     AtomicBoolean measuring = new AtomicBoolean();
@@ -66,11 +103,11 @@ public final class LoadLoop {
       threads.add(Thread.ofVirtual().start(() -> {
         while (!stop.get()) {
           try {
+            // Counted from the first call, and read at both ends of the window: the loop runs
+            // the same code warm and measured, so nothing of its own compiles in the window.
             long n = call.call();
-            if (measuring.get()) {
-              requests.incrementAndGet();
-              bytes.addAndGet(n);
-            }
+            requests.incrementAndGet();
+            bytes.addAndGet(n);
           } catch (Exception e) {
             if (measuring.get() && errors.getAndIncrement() == 0) {
               synchronized (firstError) {
@@ -81,55 +118,85 @@ public final class LoadLoop {
         }
       }));
     }
-    String at = System.getProperty(MEASURE_AT);
-    long warmup = at == null ? warmUp(warmupMs) : warmUntil(Long.parseLong(at));
+    warmUp(warmupMs);
+    String pairDir = System.getProperty(PAIR_DIR);
+    if (pairDir != null) awaitPair(Path.of(pairDir));
+    long warmup = RUNTIME.getUptime();
     long jit0 = jitMs();
     long cpu0 = cpuNanos();
     long alloc0 = allocatedBytes();
+    long requests0 = requests.get();
+    long bytes0 = bytes.get();
     long t0 = System.nanoTime();
     measuring.set(true);
     Thread.sleep(durationMs);
     measuring.set(false);
     long t1 = System.nanoTime();
+    long requests1 = requests.get();
+    long bytes1 = bytes.get();
     long cpu1 = cpuNanos();
     long alloc = alloc0 < 0 ? -1 : allocatedBytes() - alloc0;
     long jit = jitMs() - jit0;
     stop.set(true);
     for (Thread t : threads) t.join(10_000);
-    report(requests.get(), bytes.get(), t1 - t0, cpu1 - cpu0, errors.get(), firstError.toString(),
+    report(requests1 - requests0, bytes1 - bytes0, t1 - t0, cpu1 - cpu0, errors.get(), firstError.toString(),
         String.format(Locale.ROOT, ",\"warmup_s\":%.1f,\"jit_ms\":%d,\"alloc_bytes\":%d", warmup / 1e3, jit, alloc));
   }
 
   /**
    * Sleeps {@code minMs}, then on while the JIT compiles: the client shares one
    * CPU with its compiler threads, and a client with more code to compile would
-   * otherwise be measured compiling. Returns the warm-up's length in ms.
+   * otherwise be measured compiling.
    */
-  private static long warmUp(long minMs) throws InterruptedException {
-    long t0 = System.nanoTime();
+  private static void warmUp(long minMs) throws InterruptedException {
     Thread.sleep(minMs);
     long deadline = System.nanoTime() + JIT_MAX_EXTRA_MS * 1_000_000;
     long compiled = jitMs();
-    while (compiled >= 0 && System.nanoTime() < deadline) {
+    int quiet = 0;
+    while (compiled >= 0 && quiet < JIT_QUIET_WINDOWS && System.nanoTime() < deadline) {
       Thread.sleep(JIT_WINDOW_MS);
       long now = jitMs();
-      if (now - compiled < JIT_QUIET * JIT_WINDOW_MS) break;
+      quiet = now - compiled < JIT_QUIET * JIT_WINDOW_MS ? quiet + 1 : 0;
       compiled = now;
     }
-    return (System.nanoTime() - t0) / 1_000_000;
   }
 
-  // Sleeps until wall-clock time atMs; returns how long the warm-up lasted since the JVM started.
-  private static long warmUntil(long atMs) throws InterruptedException {
-    long wait = atMs - System.currentTimeMillis();
-    if (wait > 0) Thread.sleep(wait);
-    return ManagementFactory.getRuntimeMXBean().getUptime();
-  }
-
-  // The compiler threads' time so far in ms, or -1 when the JVM does not tell.
-  private static long jitMs() {
-    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-    return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
+  /**
+   * Marks in {@code dir} when this JVM is warm, waits for the other JVM's mark,
+   * then sleeps until both begin: {@link #PAIR_START_MS} after the later mark,
+   * a time both reckon alike from the two marks.
+   */
+  private static void awaitPair(Path dir) throws InterruptedException {
+    try {
+      Path mine = dir.resolve("warm-" + ProcessHandle.current().pid());
+      Path tmp = dir.resolve("tmp-" + ProcessHandle.current().pid());
+      Files.writeString(tmp, Long.toString(System.currentTimeMillis()));
+      // Moved into place whole, so that the other JVM never reads half a mark.
+      Files.move(tmp, mine, StandardCopyOption.ATOMIC_MOVE);
+      long deadline = System.nanoTime() + PAIR_WAIT_MAX_MS * 1_000_000;
+      while (true) {
+        long later = -1;
+        int marks = 0;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+          for (Path p : ds) {
+            if (!p.getFileName().toString().startsWith("warm-")) continue;
+            marks++;
+            later = Math.max(later, Long.parseLong(Files.readString(p).trim()));
+          }
+        }
+        if (marks >= 2) {
+          long wait = later + PAIR_START_MS - System.currentTimeMillis();
+          if (wait > 0) Thread.sleep(wait);
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the other JVM of the pair was not warm after " + PAIR_WAIT_MAX_MS + " ms");
+        }
+        Thread.sleep(PAIR_POLL_MS);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** Runs {@code warm} once unmeasured, then {@code call} once measured: one large transfer. */
