@@ -86,8 +86,8 @@ public final class LoadLoop {
   public static final String PAIR_DIR = "onager.bench.pairDir";
 
   /**
-   * {@code callers} virtual threads each send {@code call} in turn for
-   * {@code warmupMs} and until the JIT is quiet (and, with {@link #PAIR_DIR},
+   * Once the JIT is quiet after start-up, {@code callers} virtual threads each
+   * send {@code call} in turn for {@code warmupMs} and until the JIT is quiet (and, with {@link #PAIR_DIR},
    * until the other JVM's is too), then for {@code durationMs}, which is
    * measured.
    */
@@ -99,6 +99,10 @@ public final class LoadLoop {
     AtomicLong errors = new AtomicLong();
     StringBuilder firstError = new StringBuilder();
     List<Thread> threads = new ArrayList<>(callers);
+    // The callers start once start-up's compiling is done. Started during it, in most runs of
+    // Onager's client, whose start-up compiles the most, the JIT did not inline Netty's copies out
+    // of direct buffers, and each header line then allocated a ByteBuffer that other runs did not.
+    awaitQuietJit(0);
     for (int i = 0; i < callers; i++) {
       threads.add(Thread.ofVirtual().start(() -> {
         while (!stop.get()) {
@@ -118,7 +122,7 @@ public final class LoadLoop {
         }
       }));
     }
-    warmUp(warmupMs);
+    awaitQuietJit(warmupMs);
     String pairDir = System.getProperty(PAIR_DIR);
     if (pairDir != null) awaitPair(Path.of(pairDir));
     long warmup = RUNTIME.getUptime();
@@ -148,7 +152,7 @@ public final class LoadLoop {
    * CPU with its compiler threads, and a client with more code to compile would
    * otherwise be measured compiling.
    */
-  private static void warmUp(long minMs) throws InterruptedException {
+  private static void awaitQuietJit(long minMs) throws InterruptedException {
     Thread.sleep(minMs);
     long deadline = System.nanoTime() + JIT_MAX_EXTRA_MS * 1_000_000;
     long compiled = jitMs();
