@@ -22,9 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * warm-up, clock and CPU reading, so that the figures differ by the client
  * alone. Prints one JSON line: requests (or transfers), bytes, seconds, the
  * process's CPU milliseconds over the measured window, errors, the first
- * error's text and, for GETs, how long the JVM had run when the window began
- * (its start and warm-up), the JIT's milliseconds and the bytes the JVM's
- * threads allocated within the window.
+ * error's text and, for GETs, how long the callers ran before the window
+ * began (the warm-up), the JIT's milliseconds and the bytes the JVM's threads
+ * allocated within the window.
  */
 public final class LoadLoop {
   private LoadLoop() {}
@@ -86,10 +86,10 @@ public final class LoadLoop {
   public static final String PAIR_DIR = "onager.bench.pairDir";
 
   /**
-   * Once the JIT is quiet after start-up, {@code callers} virtual threads each
-   * send {@code call} in turn for {@code warmupMs} and until the JIT is quiet (and, with {@link #PAIR_DIR},
-   * until the other JVM's is too), then for {@code durationMs}, which is
-   * measured.
+   * Once the JIT is quiet after start-up, {@code callers} virtual threads
+   * each send {@code call} in turn for {@code warmupMs} and until the JIT is
+   * quiet (and, with {@link #PAIR_DIR}, until the other JVM's is too), then
+   * for {@code durationMs}, which is measured.
    */
   public static void closedLoop(int callers, long warmupMs, long durationMs, Call call) throws InterruptedException {
     AtomicBoolean measuring = new AtomicBoolean();
@@ -103,6 +103,7 @@ public final class LoadLoop {
     // Onager's client, whose start-up compiles the most, the JIT did not inline Netty's copies out
     // of direct buffers, and each header line then allocated a ByteBuffer that other runs did not.
     awaitQuietJit(0);
+    long started = RUNTIME.getUptime();
     for (int i = 0; i < callers; i++) {
       threads.add(Thread.ofVirtual().start(() -> {
         while (!stop.get()) {
@@ -125,7 +126,7 @@ public final class LoadLoop {
     awaitQuietJit(warmupMs);
     String pairDir = System.getProperty(PAIR_DIR);
     if (pairDir != null) awaitPair(Path.of(pairDir));
-    long warmup = RUNTIME.getUptime();
+    long warmup = RUNTIME.getUptime() - started;
     long jit0 = jitMs();
     long cpu0 = cpuNanos();
     long alloc0 = allocatedBytes();
