@@ -149,12 +149,13 @@ install:
 # class path: no second dependency list.
 BENCH_CLASSES := target/bench-classes/.built
 BENCH_JAVA := $(shell find bench/java -name '*.java' 2>/dev/null)
-# QUICK=1: short runs; SCENARIO=a,b, SERVER=x,y and CLIENT=x,y pick; RUNS, SETTLE, WARMUP, DURATION (s) override;
+# QUICK=1: short runs; SCENARIO=a,b, SERVER=x,y and CLIENT=x,y pick; RUNS, PAIRS (bench-client's
+# pairs at once), SETTLE, WARMUP, DURATION (s) override;
 # BENCH_JVM_FLAGS adds flags to every server JVM; BASE=<commit> also runs each Onager server
 # on that commit's kernel, in the same alternating rounds (before/after a change).
 BENCH_ARGS = $(if $(QUICK),--quick) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(SERVER),--server $(SERVER)) \
   $(if $(CLIENT),--client $(CLIENT)) \
-  $(if $(RUNS),--runs $(RUNS)) $(if $(SETTLE),--settle $(SETTLE)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
+  $(if $(RUNS),--runs $(RUNS)) $(if $(PAIRS),--pairs $(PAIRS)) $(if $(SETTLE),--settle $(SETTLE)) $(if $(WARMUP),--warmup $(WARMUP)) $(if $(DURATION),--duration $(DURATION)) \
   $(if $(BENCH_JVM_FLAGS),--jvm-flags "$(BENCH_JVM_FLAGS)") $(if $(BASE),--base $(BASE))
 BENCH_RUN = java -Djava.awt.headless=true -cp "$$(cat $(CP_FILE)):target/bench-classes:bench/clojure:examples" \
   clojure.main -m onager.bench.main
@@ -180,7 +181,7 @@ bench-memory: $(BENCH_CLASSES) $(UBERJAR) $(if $(AOT_OK),$(AOT_CACHE))
 	$(BENCH_RUN) memory $(BENCH_ARGS)
 
 # The HTTP client against the raw Vert.x server: Onager's, the Java-only Vert.x client (the
-# ceiling), the JDK's HttpClient and clj-http 2.3; about 30 minutes in full.
+# ceiling), the JDK's HttpClient and clj-http 2.3; about 70 minutes in full.
 bench-client: $(BENCH_CLASSES)
 	@scripts/install-tools bench
 	$(BENCH_RUN) client $(BENCH_ARGS)

@@ -146,27 +146,33 @@
     (into {} (for [k ks] [k (stats/spread (map (fn [[m b]] (stats/ratio (get m k) (get b k))) fs))]))))
 
 (defn- round
-  "One round of `scenario`: each client alone, in turn; then each :beside?
-  client at once with the baseline. Adds the reports to `acc`: by client id,
-  and the pairs [client's, baseline's] under [:beside id]."
-  [acc defs sc handle {:keys [runs] :as opts} n]
+  "One round of `scenario`: each client alone, in turn, in the first `runs`
+  rounds; then, in the first `pairs`, each :beside? client at once with the
+  baseline. Adds the reports to `acc`: by client id, and the pairs [client's,
+  baseline's] under [:beside id]."
+  [acc defs sc handle {:keys [runs pairs] :as opts} n]
   (let [baseline (by-id defs baseline-id)
-        acc (reduce (fn [acc c]
-                      (let [r (run-client c sc handle opts)]
-                        (print-run n runs (:id c) sc r)
-                        (update acc (:id c) (fnil conj []) r)))
-                    acc defs)]
-    (reduce (fn [acc c]
-              ;; At least the longer warm-up either needed alone; LoadLoop goes on while either JIT
-              ;; compiles, as each now has half the CPU to compile on.
-              (let [warmup-s (long (Math/ceil (max (double (:warmup_s (peek (acc (:id c))) 0))
-                                                   (double (:warmup_s (peek (acc baseline-id)) 0))
-                                                   (double (:warmup opts)))))
-                    [mine base :as pair] (run-beside c baseline sc handle opts warmup-s)]
-                (print-run n runs (str (:id c) ", beside") sc mine)
-                (print-run n runs (str baseline-id ", beside") sc base)
-                (update acc [:beside (:id c)] (fnil conj []) pair)))
-            acc (filter :beside? defs))))
+        rounds (max (long runs) (long pairs))
+        acc (if (> (long n) (long runs))
+              acc
+              (reduce (fn [acc c]
+                        (let [r (run-client c sc handle opts)]
+                          (print-run n rounds (:id c) sc r)
+                          (update acc (:id c) (fnil conj []) r)))
+                      acc defs))]
+    (if (> (long n) (long pairs))
+      acc
+      (reduce (fn [acc c]
+                ;; At least the longer warm-up either needed alone (in its last round alone); LoadLoop
+                ;; goes on while either JIT compiles, as each now has half the CPU to compile on.
+                (let [warmup-s (long (Math/ceil (max (double (:warmup_s (peek (acc (:id c))) 0))
+                                                     (double (:warmup_s (peek (acc baseline-id)) 0))
+                                                     (double (:warmup opts)))))
+                      [mine base :as pair] (run-beside c baseline sc handle opts warmup-s)]
+                  (print-run n rounds (str (:id c) ", beside") sc mine)
+                  (print-run n rounds (str baseline-id ", beside") sc base)
+                  (update acc [:beside (:id c)] (fnil conj []) pair)))
+              acc (filter :beside? defs)))))
 
 (defn run-all
   "Runs every scenario on every client, `runs` rounds alternating clients,
@@ -175,9 +181,12 @@
 
   Rounds taken a minute apart on a shared machine differ by more than what a
   client costs over the baseline; a :beside? client therefore also runs at once
-  with the baseline each round, both on the clients' CPU, which they share as
-  the machine's mood changes. Its :beside ratios are of those pairs."
-  [client-defs scenario-defs {:keys [runs cpus log-dir tls-files] :as opts}]
+  with the baseline, `pairs` times, both on the clients' CPU, which they share
+  as the machine's mood changes. Its :beside ratios are of those pairs. The
+  pairs come after each round's runs alone and, past `runs`, in rounds of their
+  own: one pair moves by several per cent, so a median needs more of them than
+  of runs alone."
+  [client-defs scenario-defs {:keys [runs pairs cpus log-dir tls-files] :as opts}]
   (let [server (servers/by-id servers/baseline-id)
         ssl-port (servers/free-port)
         handle (servers/launch server {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
@@ -191,7 +200,8 @@
          (let [defs (remove #(or (and (:tls? sc) (:http1-only? %)) (and (not= "get" (:mode sc)) (:gets-only? %)))
                             client-defs)
                _ (println (str "== " (:id sc) ": " (:doc sc)))
-               results (reduce (fn [acc n] (round acc defs sc handle opts n)) {} (range 1 (inc (long runs))))
+               results (reduce (fn [acc n] (round acc defs sc handle opts n)) {}
+                               (range 1 (inc (max (long runs) (long pairs)))))
                summaries (into {} (for [c defs] [(:id c) (summarise sc (results (:id c)))]))]
            (assoc (select-keys sc [:id :label :doc :mode])
                   :clients (vec (for [c defs

@@ -90,7 +90,7 @@
           (:load-at-start stamp) ", at end " (:load-at-end stamp))
      (str "- **How:** raw Vert.x server pinned to CPU " (get-in settings [:cpus :server]) ", each client in a JVM of "
           "its own (-Xmx512m, ParallelGC) pinned to CPU " (get-in settings [:cpus :wrk]) "; " (:runs settings)
-          " round(s), alternating clients; GETs start once the JIT is quiet after start-up and are measured for "
+          " round(s) alone, alternating clients, and " (:pairs settings) " pair(s) at once (below); GETs start once the JIT is quiet after start-up and are measured for "
           (:duration settings) " s after a warm-up of at least "
           (:warmup settings) " s, which goes on (up to 60 s more) until the client's JIT compiles under 2 % of"
           " the time in three 2 s windows in a row, 64 callers on virtual threads each waiting for its response")
@@ -100,11 +100,11 @@
      "measured window, per request or per byte. The Vert.x, JDK and Onager clients speak h2 over TLS"
      "(ALPN) in the h2 scenarios; clj-http has no HTTP/2."
      ""
-     "Each round, Onager's client also runs at once with the Java-only one, both on the clients' CPU"
-     "(\"Beside\" below): GETs warm up for at least the longer warm-up the two needed alone that round"
-     "and until both JITs are quiet (each compiles on half the CPU), then measure the same seconds;"
-     "transfers start together. The layer's bars use those pairs' ratios: rounds apart differ by more"
-     "than the layer costs on a shared machine."
+     "Onager's client also runs at once with the Java-only one, both on the clients' CPU (\"Beside\""
+     "below), after each round's runs alone and then in rounds of pairs only: GETs warm up for at least"
+     "the longer warm-up the two needed in the last round alone and until both JITs are quiet (each"
+     "compiles on half the CPU), then measure the same seconds; transfers start together. The layer's"
+     "bars use those pairs' ratios: rounds apart differ by more than the layer costs on a shared machine."
      ""
      "## The bars (issue 24)"
      ""

@@ -5,7 +5,9 @@
            [--jvm-flags FLAGS]   (FLAGS, one argument, are added to every server JVM)
            [--base COMMIT]       (each Onager server also runs on COMMIT's kernel and API)
     memory [--quick] [--server x,y] [--runs N]
-    client [--quick] [--scenario a,b] [--client x,y] [--runs N] [--settle S] [--warmup S] [--duration S]
+    client [--quick] [--scenario a,b] [--client x,y] [--runs N] [--pairs N] [--settle S] [--warmup S]
+           [--duration S]        (--pairs: how many times Onager's client runs at once with the
+                                 Java-only one, per scenario; 5 unless --runs asks for more)
     profile --server x --scenario a [--warmup S] [--duration S]
 
   --server picks servers and --client clients; the raw Vert.x baseline and the
@@ -39,6 +41,7 @@
       "--server" (recur (assoc opts :servers (str/split b #",")) more)
       "--client" (recur (assoc opts :clients (str/split b #",")) more)
       "--runs" (recur (assoc opts :runs (parse-long b)) more)
+      "--pairs" (recur (assoc opts :pairs (parse-long b)) more)
       "--warmup" (recur (assoc opts :warmup (parse-long b)) more)
       "--settle" (recur (assoc opts :settle (parse-long b)) more)
       "--duration" (recur (assoc opts :duration (parse-long b)) more)
@@ -149,7 +152,10 @@
         ;; Each GET run is a new client JVM on one CPU, where the JIT compiles beside the load:
         ;; it warms up at least as long as a server settles before its rounds, and on until
         ;; its JIT is quiet (LoadLoop).
-        s (assoc s :warmup (or (:warmup opts) (:settle s)) :log-dir dir :tls-files (tls/certificate dir))
+        s (assoc s :warmup (or (:warmup opts) (:settle s)) :log-dir dir :tls-files (tls/certificate dir)
+                 ;; The layer's bars are medians of the pairs, whose CPU ratio moves by several per cent
+                 ;; from one pair to the next: five of them, against three rounds alone.
+                 :pairs (or (:pairs opts) (if (:quick opts) (:runs s) (max 5 (long (:runs s))))))
         scenario-defs (pick (:scenarios opts) client/scenarios (partial client/by-id client/scenarios)
                             "client scenario")
         client-defs (vec (distinct (cons (client/by-id client/clients client/baseline-id)

@@ -23,8 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * alone. Prints one JSON line: requests (or transfers), bytes, seconds, the
  * process's CPU milliseconds over the measured window, errors, the first
  * error's text and, for GETs, how long the callers ran before the window
- * began (the warm-up), the JIT's milliseconds and the bytes the JVM's threads
- * allocated within the window.
+ * began (the warm-up), the JIT's milliseconds, the bytes the JVM's threads
+ * allocated within the window, and the JVM's uptime in ms when the window
+ * began.
  */
 public final class LoadLoop {
   private LoadLoop() {}
@@ -126,7 +127,9 @@ public final class LoadLoop {
     awaitQuietJit(warmupMs);
     String pairDir = System.getProperty(PAIR_DIR);
     if (pairDir != null) awaitPair(Path.of(pairDir));
-    long warmup = RUNTIME.getUptime() - started;
+    // The window's start as JVM uptime, so that a profile recorded from start-up can be cut to it.
+    long windowAt = RUNTIME.getUptime();
+    long warmup = windowAt - started;
     long jit0 = jitMs();
     long cpu0 = cpuNanos();
     long alloc0 = allocatedBytes();
@@ -145,7 +148,8 @@ public final class LoadLoop {
     stop.set(true);
     for (Thread t : threads) t.join(10_000);
     report(requests1 - requests0, bytes1 - bytes0, t1 - t0, cpu1 - cpu0, errors.get(), firstError.toString(),
-        String.format(Locale.ROOT, ",\"warmup_s\":%.1f,\"jit_ms\":%d,\"alloc_bytes\":%d", warmup / 1e3, jit, alloc));
+        String.format(Locale.ROOT, ",\"warmup_s\":%.1f,\"jit_ms\":%d,\"alloc_bytes\":%d,\"window_at_ms\":%d",
+            warmup / 1e3, jit, alloc, windowAt));
   }
 
   /**
