@@ -90,10 +90,11 @@
           (:load-at-start stamp) ", at end " (:load-at-end stamp))
      (str "- **How:** raw Vert.x server pinned to CPU " (get-in settings [:cpus :server]) ", each client in a JVM of "
           "its own (-Xmx512m, ParallelGC) pinned to CPU " (get-in settings [:cpus :wrk]) "; " (:runs settings)
-          " round(s) alone, alternating clients, and " (:pairs settings) " pair(s) at once (below); GETs start once the JIT is quiet after start-up and are measured for "
-          (:duration settings) " s after a warm-up of at least "
-          (:warmup settings) " s, which goes on (up to 60 s more) until the client's JIT compiles under 2 % of"
-          " the time in three 2 s windows in a row, 64 callers on virtual threads each waiting for its response")
+          " round(s) alone, alternating clients, and " (:pairs settings) " pair(s) at once (below); GETs start"
+          " once the JIT is quiet after start-up and are measured for " (:duration settings)
+          " s after a warm-up of at least " (:warmup settings) " s, which goes on (up to 60 s more) until the"
+          " client's JIT compiles under 2 % of the time in three 2 s windows in a row, 64 callers on virtual"
+          " threads each waiting for its response")
      ""
      "Every ratio is the client's figure over the Java-only Vert.x client's in the same round, then the"
      "median (min–max) of those. CPU is the client JVM's own (all its threads), read in it over the"

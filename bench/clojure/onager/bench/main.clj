@@ -7,7 +7,8 @@
     memory [--quick] [--server x,y] [--runs N]
     client [--quick] [--scenario a,b] [--client x,y] [--runs N] [--pairs N] [--settle S] [--warmup S]
            [--duration S]        (--pairs: how many times Onager's client runs at once with the
-                                 Java-only one, per scenario; 5 unless --runs asks for more)
+                                 Java-only one, per scenario; 5 unless --runs asks for more,
+                                 and with --quick as many as --runs)
     profile --server x --scenario a [--warmup S] [--duration S]
 
   --server picks servers and --client clients; the raw Vert.x baseline and the
