@@ -149,10 +149,9 @@
   "One round of `scenario`: each client alone, in turn, in the first `runs`
   rounds; then, in the first `pairs`, each :beside? client at once with the
   baseline. Adds the reports to `acc`: by client id, and the pairs [client's,
-  baseline's] under [:beside id]."
-  [acc defs sc handle {:keys [runs pairs] :as opts} n]
+  baseline's] under [:beside id]. Round `n` of `rounds` in all."
+  [acc defs sc handle {:keys [runs pairs] :as opts} rounds n]
   (let [baseline (by-id defs baseline-id)
-        rounds (max (long runs) (long pairs))
         acc (if (> (long n) (long runs))
               acc
               (reduce (fn [acc c]
@@ -188,6 +187,7 @@
   of runs alone."
   [client-defs scenario-defs {:keys [runs pairs cpus log-dir tls-files] :as opts}]
   (let [server (servers/by-id servers/baseline-id)
+        rounds (max (long runs) (long pairs))
         ssl-port (servers/free-port)
         handle (servers/launch server {:port (servers/free-port) :cpus (:server cpus) :log-dir log-dir
                                        :ssl-port ssl-port
@@ -200,8 +200,7 @@
          (let [defs (remove #(or (and (:tls? sc) (:http1-only? %)) (and (not= "get" (:mode sc)) (:gets-only? %)))
                             client-defs)
                _ (println (str "== " (:id sc) ": " (:doc sc)))
-               results (reduce (fn [acc n] (round acc defs sc handle opts n)) {}
-                               (range 1 (inc (max (long runs) (long pairs)))))
+               results (reduce (fn [acc n] (round acc defs sc handle opts rounds n)) {} (range 1 (inc rounds)))
                summaries (into {} (for [c defs] [(:id c) (summarise sc (results (:id c)))]))]
            (assoc (select-keys sc [:id :label :doc :mode])
                   :clients (vec (for [c defs
