@@ -122,31 +122,33 @@
   in absolute form goes on to its host in origin form, the connection closed
   after its answer. The request lines go into
   the atom `seen`. With `credentials` (\"user:pass\") a request without them
-  gets 407."
-  [seen credentials]
-  (fn [^Socket socket _]
-    (let [in (.getInputStream socket) out (.getOutputStream socket)]
-      (when-let [head (read-head in)]
-        (let [line (first (.split ^String head "\r\n"))
-              expected (when credentials
-                         (str "Proxy-Authorization: Basic "
-                              (.encodeToString (java.util.Base64/getEncoder)
-                                               (.getBytes ^String credentials StandardCharsets/UTF_8))))]
-          (swap! seen conj line)
-          (if (and expected (not (.contains (.toLowerCase ^String head) (.toLowerCase ^String expected))))
-            (write! out "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"t\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            (if-let [[_ host port] (re-matches #"CONNECT ([^:]+):(\d+) HTTP/1\.1" line)]
-              (do (write! out "HTTP/1.1 200 Connection established\r\n\r\n")
-                  (tunnel! socket host (parse-long port) nil))
-              ;; One request per connection: in origin form, with Connection: close, so that
-              ;; the answer ends the connection and the next request comes on a new one.
-              (let [[_ host port] (re-find #"^\S+ http://([^:/]+):(\d+)/" line)
-                    lines (remove #(re-find #"(?i)^(connection|proxy-connection|proxy-authorization):" %)
-                                  (rest (.split ^String head "\r\n")))
-                    origin-line (.replaceFirst ^String line "^(\\S+) http://[^/]+" "$1 ")]
-                (tunnel! socket host (parse-long port)
-                         (str origin-line "\r\n" (apply str (map #(str % "\r\n") lines))
-                              "Connection: close\r\n\r\n"))))))))))
+  gets 407. `hosts` maps a host name to the address the proxy connects to for
+  it, as a resolver would: names no resolver here knows."
+  ([seen credentials] (http-proxy seen credentials {}))
+  ([seen credentials hosts]
+    (fn [^Socket socket _]
+      (let [in (.getInputStream socket) out (.getOutputStream socket)]
+        (when-let [head (read-head in)]
+          (let [line (first (.split ^String head "\r\n"))
+                expected (when credentials
+                           (str "Proxy-Authorization: Basic "
+                                (.encodeToString (java.util.Base64/getEncoder)
+                                                 (.getBytes ^String credentials StandardCharsets/UTF_8))))]
+            (swap! seen conj line)
+            (if (and expected (not (.contains (.toLowerCase ^String head) (.toLowerCase ^String expected))))
+              (write! out "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"t\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+              (if-let [[_ host port] (re-matches #"CONNECT ([^:]+):(\d+) HTTP/1\.1" line)]
+                (do (write! out "HTTP/1.1 200 Connection established\r\n\r\n")
+                    (tunnel! socket (get hosts host host) (parse-long port) nil))
+                ;; One request per connection: in origin form, with Connection: close, so that
+                ;; the answer ends the connection and the next request comes on a new one.
+                (let [[_ host port] (re-find #"^\S+ http://([^:/]+):(\d+)/" line)
+                      lines (remove #(re-find #"(?i)^(connection|proxy-connection|proxy-authorization):" %)
+                                    (rest (.split ^String head "\r\n")))
+                      origin-line (.replaceFirst ^String line "^(\\S+) http://[^/]+" "$1 ")]
+                  (tunnel! socket (get hosts host host) (parse-long port)
+                           (str origin-line "\r\n" (apply str (map #(str % "\r\n") lines))
+                                "Connection: close\r\n\r\n")))))))))))
 
 (defn socks5-proxy
   "A SOCKS5 proxy (RFC 1928, a raw server's handler) that connects where it

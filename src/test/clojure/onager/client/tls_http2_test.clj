@@ -5,7 +5,7 @@
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [onager.client :as client]
-            [onager.client-support :refer [error-of with-client]]
+            [onager.client-support :refer [error-of http-proxy with-client with-raw-server]]
             [onager.server :as server]
             [onager.test-support :refer [with-server url]]
             [onager.tls :as tls])
@@ -36,6 +36,13 @@
     (Pem/write issued (.toPath cert) (.toPath key))
     {:ssl-cert (str cert) :ssl-key (str key)}))
 
+(defn- write-ca!
+  "Writes the CA `issued`'s certificate to a new PEM file, for :ssl-ca; returns its path."
+  [^CertificateMaker$Issued issued]
+  (let [file (doto (java.io.File/createTempFile "onager-ca" ".pem") (.deleteOnExit))]
+    (spit file (Pem/encode "CERTIFICATE" (.getEncoded (.certificate issued))))
+    (str file)))
+
 (deftest trust-and-host-names
   (let [files (tls/self-signed)]
     (with-server [s describe (merge {:port nil :ssl-port 0} files)]
@@ -64,10 +71,27 @@
         (with-client [c {:insecure? true}]
           (is (= 200 (:status (client/get (https s "/") {:client c})))) ":insecure? skips the name too")))))
 
+;; RFC 6066 §3: the client names the host it asks for, and a server with a certificate per
+;; name answers with that one. Without the name it would get its default certificate, for
+;; another name, which the host-name check refuses. The JDK sends a name with a dot in it
+;; only, so the test's name reaches 127.0.0.1 through a proxy that knows it.
+(deftest the-host-name-goes-by-sni
+  (let [ca (issue "Test CA" [] true nil)
+        ca-file (write-ca! ca)
+        default (write-pem! (issue "default.test" ["default.test"] false ca))
+        named (write-pem! (issue "sni.onager.test" ["sni.onager.test"] false ca))]
+    (with-server [s describe (merge {:port nil :ssl-port 0 :sni {"sni.onager.test" named}} default)]
+      (with-raw-server [p (http-proxy (atom []) nil {"sni.onager.test" "127.0.0.1"})]
+        (doseq [http2? [true false]]
+          (testing (if http2? "over h2" "over HTTP/1.1")
+            (with-client [c {:ssl-ca ca-file :http2? http2? :proxy {:host "127.0.0.1" :port (:port p)}}]
+              (let [r (client/get (str "https://sni.onager.test:" (server/ssl-port s) "/") {:client c})]
+                (is (= 200 (:status r)))
+                (is (= (if http2? :http-2 :http-1.1) (:version r)))))))))))
+
 (deftest mutual-tls
   (let [ca (issue "Test CA" [] true nil)
-        ca-file (str (doto (java.io.File/createTempFile "onager-ca" ".pem") (.deleteOnExit)))
-        _ (spit ca-file (Pem/encode "CERTIFICATE" (.getEncoded (.certificate ca))))
+        ca-file (write-ca! ca)
         server-files (write-pem! (issue "localhost" ["localhost" "127.0.0.1"] false nil))
         client-files (write-pem! (issue "client-1" [] false ca))]
     (with-server [s describe (merge {:port nil :ssl-port 0 :client-auth :require :ssl-ca ca-file} server-files)]
